@@ -1,0 +1,58 @@
+// The C entry points. Markers stay tiny: the common case is one state check,
+// one thread-local load, one cached id load and the thread's own bookkeeping.
+#include "runtime/core/runtime.h"
+#include "td/td.h"
+
+using td::Runtime;
+using td::RuntimeRunning;
+using td::ThreadState;
+
+namespace {
+
+inline ThreadState* RecordingThread() {
+  if (__builtin_expect(!RuntimeRunning(), 0)) {
+    if (!Runtime::Get().EnsureStarted()) return nullptr;
+  }
+  return Runtime::Get().ThisThread();
+}
+
+// Dynamic names get a per-name site so that warnings still say where.
+td_site DynamicSite(const char* name) { return td_site{name, "(dynamic name)", 0, 0, 1}; }
+
+}  // namespace
+
+extern "C" {
+
+void td_region_begin(td_site* site) {
+  ThreadState* thread = RecordingThread();
+  if (thread == nullptr) return;
+  thread->Begin(Runtime::Get().regions().IdForSite(site), site);
+}
+
+void td_region_end(td_site* site) {
+  ThreadState* thread = RecordingThread();
+  if (thread == nullptr) return;
+  thread->End(Runtime::Get().regions().IdForSite(site), site);
+}
+
+void td_region_begin_name(const char* name) {
+  ThreadState* thread = RecordingThread();
+  if (thread == nullptr || name == nullptr) return;
+  static td_site dynamic = DynamicSite("(dynamic)");
+  thread->Begin(Runtime::Get().regions().IdForName(name), &dynamic);
+}
+
+void td_region_end_name(const char* name) {
+  ThreadState* thread = RecordingThread();
+  if (thread == nullptr || name == nullptr) return;
+  td_site site = DynamicSite(name);
+  thread->End(Runtime::Get().regions().IdForName(name), &site);
+}
+
+void td_init(void) { Runtime::Get().EnsureStarted(); }
+
+void td_finalize(void) { Runtime::Get().Finalize(); }
+
+int td_is_active(void) { return RuntimeRunning() ? 1 : 0; }
+
+}  // extern "C"

@@ -1,0 +1,70 @@
+#include "runtime/core/config.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "absl/strings/str_format.h"
+
+namespace td {
+namespace {
+
+std::string Lowercase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+void ReadBool(const EnvLookup& env, const char* name, bool* value,
+              std::vector<std::string>* errors) {
+  const char* raw = env(name);
+  if (raw == nullptr) return;
+  if (!ParseBool(raw, value)) {
+    errors->push_back(absl::StrFormat(
+        "%s=\"%s\" is not understood; accepted: 1, 0, true, false, yes, no, on, off; using %s",
+        name, raw, *value ? "1" : "0"));
+  }
+}
+
+}  // namespace
+
+bool ParseBool(const std::string& text, bool* value) {
+  const std::string t = Lowercase(text);
+  if (t == "1" || t == "true" || t == "yes" || t == "on") {
+    *value = true;
+    return true;
+  }
+  if (t == "0" || t == "false" || t == "no" || t == "off" || t.empty()) {
+    *value = false;
+    return true;
+  }
+  return false;
+}
+
+Config ReadConfig(const EnvLookup& env, std::vector<std::string>* errors) {
+  Config config;
+  ReadBool(env, "TD_DISABLE", &config.disabled, errors);
+  ReadBool(env, "TD_JSON", &config.write_json, errors);
+  ReadBool(env, "TD_QUIET", &config.quiet, errors);
+  if (const char* out = env("TD_OUTPUT")) config.text_output = out;
+  if (const char* dir = env("TD_OUTPUT_DIR")) {
+    if (*dir == '\0') {
+      errors->push_back("TD_OUTPUT_DIR is set but empty; accepted: a directory path; using .");
+    } else {
+      config.json_dir = dir;
+    }
+  }
+  if (const char* raw = env("TD_BACKEND")) {
+    const std::string b = Lowercase(raw);
+    if (b == "perf" || b == "perf_event") {
+      config.backend = BackendChoice::kPerfEvent;
+    } else if (b == "none" || b == "off") {
+      config.backend = BackendChoice::kNone;
+    } else {
+      errors->push_back(absl::StrFormat(
+          "TD_BACKEND=\"%s\" is not understood; accepted: perf, none; using perf", raw));
+    }
+  }
+  return config;
+}
+
+}  // namespace td

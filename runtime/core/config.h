@@ -1,0 +1,36 @@
+// Run-time settings read from TD_* environment variables.
+#ifndef TD_RUNTIME_CORE_CONFIG_H_
+#define TD_RUNTIME_CORE_CONFIG_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace td {
+
+enum class BackendChoice { kPerfEvent, kNone };
+
+struct Config {
+  bool disabled = false;          // TD_DISABLE
+  std::string text_output;        // TD_OUTPUT: "" = stderr, "none" = no text report
+  std::string json_dir = ".";     // TD_OUTPUT_DIR
+  bool write_json = true;         // TD_JSON
+  BackendChoice backend = BackendChoice::kPerfEvent;  // TD_BACKEND
+  bool quiet = false;             // TD_QUIET: no notices on stderr (errors still print)
+};
+
+// Looks up one variable; returns nullptr when unset. Injected in tests.
+using EnvLookup = std::function<const char*(const char*)>;
+
+// Reads every TD_* variable. A value that does not parse leaves the default
+// in place and adds one error line naming the variable, the value and what is
+// accepted.
+Config ReadConfig(const EnvLookup& env, std::vector<std::string>* errors);
+
+// Accepts 1/0, true/false, yes/no, on/off (any case). Returns false when the
+// text is none of these.
+bool ParseBool(const std::string& text, bool* value);
+
+}  // namespace td
+
+#endif  // TD_RUNTIME_CORE_CONFIG_H_

@@ -1,0 +1,270 @@
+#include "runtime/core/runtime.h"
+
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_format.h"
+#include "runtime/core/diagnostics.h"
+#include "runtime/counters/availability.h"
+#include "runtime/counters/perf_event_backend.h"
+#include "runtime/regions/merge_threads.h"
+#include "runtime/report/json_report.h"
+#include "runtime/report/output_files.h"
+#include "runtime/report/text_report.h"
+
+#ifndef TD_VERSION_STRING
+#define TD_VERSION_STRING "0.0.0"
+#endif
+
+namespace td {
+
+std::atomic<int> g_runtime_state{static_cast<int>(RuntimeState::kUninitialized)};
+
+namespace {
+
+thread_local ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
+pthread_key_t g_exit_key;
+
+int64_t UnixNowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+void SetState(RuntimeState state) {
+  g_runtime_state.store(static_cast<int>(state), std::memory_order_release);
+}
+RuntimeState LoadState() {
+  return static_cast<RuntimeState>(g_runtime_state.load(std::memory_order_acquire));
+}
+
+std::vector<std::string> ReadArgv() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> argv;
+  std::string arg;
+  while (std::getline(in, arg, '\0')) argv.push_back(arg);
+  return argv;
+}
+
+void FinalizeAtExit() { Runtime::Get().Finalize(); }
+
+}  // namespace
+
+Runtime& Runtime::Get() {
+  static Runtime* runtime = new Runtime;  // never destroyed: threads may outlive exit()
+  return *runtime;
+}
+
+bool Runtime::EnsureStarted() {
+  if (LoadState() == RuntimeState::kUninitialized) {
+    std::lock_guard<std::mutex> lock(start_mu_);
+    if (LoadState() == RuntimeState::kUninitialized) Start();
+  }
+  return LoadState() == RuntimeState::kRunning;
+}
+
+void Runtime::Start() {
+  std::vector<std::string> errors;
+  config_ = ReadConfig([](const char* name) { return std::getenv(name); }, &errors);
+  SetQuiet(config_.quiet);
+  for (auto& e : errors) Report(Severity::kError, std::move(e));
+  if (config_.disabled) {
+    SetState(RuntimeState::kOff);
+    return;
+  }
+  Availability availability;
+  if (config_.backend == BackendChoice::kNone) {
+    availability.software_reason = "TD_BACKEND=none";
+    availability.hardware_reason = "TD_BACKEND=none";
+    availability.measured = "wall time and calls only";
+  } else {
+    availability = DescribeAvailability(ProbeMachine(&RealPerfEventOpen));
+  }
+  if (availability.software_counters) {
+    backend_ = MakePerfEventBackend(SoftwareLayout(), availability, &RealPerfEventOpen);
+  } else {
+    backend_ = MakeNullBackend(availability);
+  }
+  if (!availability.hardware_counters) {
+    Report(Severity::kNotice,
+           absl::StrFormat("hardware counters unavailable: %s; measuring %s",
+                           availability.hardware_reason, availability.measured));
+  }
+  start_unix_ns_ = UnixNowNs();
+  pthread_key_create(&g_exit_key, &Runtime::OnThreadExit);
+  pthread_atfork(&Runtime::BeforeFork, &Runtime::AfterForkInParent, &Runtime::AfterForkInChild);
+  std::atexit(&FinalizeAtExit);
+  SetState(RuntimeState::kRunning);
+}
+
+ThreadState* Runtime::ThisThread() {
+  ThreadState* state = t_state;
+  if (__builtin_expect(state != nullptr, 1)) return state;
+  return AttachThisThread();
+}
+
+ThreadState* Runtime::AttachThisThread() {
+  if (!EnsureStarted()) return nullptr;
+  std::unique_ptr<ThreadCounters> counters;
+  std::string error;
+  if (!backend_->layout().events.empty()) {
+    auto opened = backend_->OpenForCurrentThread();
+    if (opened.ok()) {
+      counters = std::move(*opened);
+    } else {
+      error = std::string(opened.status().message());
+    }
+  }
+  const auto tid = static_cast<int64_t>(syscall(SYS_gettid));
+  std::lock_guard<std::mutex> lock(threads_mu_);
+  if (LoadState() != RuntimeState::kRunning) return nullptr;
+  const auto index = static_cast<uint32_t>(threads_.size());
+  if (!error.empty()) {
+    Report(Severity::kWarning,
+           absl::StrFormat("thread %d: counters not measured: %s", index, error));
+  }
+  threads_.push_back(std::make_unique<ThreadState>(index, tid, std::move(counters),
+                                                   backend_->layout().words, error, &regions_));
+  t_state = threads_.back().get();
+  pthread_setspecific(g_exit_key, t_state);
+  return t_state;
+}
+
+void Runtime::OnThreadExit(void* state) {
+  Runtime& runtime = Get();
+  std::lock_guard<std::mutex> lock(runtime.threads_mu_);
+  if (LoadState() == RuntimeState::kRunning) static_cast<ThreadState*>(state)->Retire();
+  t_state = nullptr;
+}
+
+void Runtime::BeforeFork() {
+  // Same order as everywhere else: threads, then names, then diagnostics.
+  Runtime& runtime = Get();
+  runtime.threads_mu_.lock();
+  runtime.regions_.LockForFork();
+  LockDiagnosticsForFork();
+}
+
+void Runtime::AfterForkInParent() {
+  Runtime& runtime = Get();
+  UnlockDiagnosticsAfterFork();
+  runtime.regions_.UnlockAfterFork();
+  runtime.threads_mu_.unlock();
+}
+
+void Runtime::AfterForkInChild() {
+  Runtime& runtime = Get();
+  UnlockDiagnosticsAfterFork();
+  runtime.regions_.UnlockAfterFork();
+  runtime.threads_mu_.unlock();
+  if (LoadState() != RuntimeState::kRunning) return;
+  std::lock_guard<std::mutex> lock(runtime.threads_mu_);
+  // The child has only the forking thread. The parent writes its own data;
+  // the child keeps only what happens from now on, with counters of its own.
+  std::unique_ptr<ThreadState> self;
+  for (auto& thread : runtime.threads_) {
+    if (thread.get() == t_state) self = std::move(thread);
+  }
+  runtime.threads_.clear();
+  ClearDiagnostics();
+  runtime.start_unix_ns_ = UnixNowNs();
+  if (self == nullptr) return;
+  std::unique_ptr<ThreadCounters> counters;
+  std::string error;
+  if (!runtime.backend_->layout().events.empty()) {
+    auto opened = runtime.backend_->OpenForCurrentThread();
+    if (opened.ok()) {
+      counters = std::move(*opened);
+    } else {
+      error = std::string(opened.status().message());
+    }
+  }
+  self->RestartAfterFork(std::move(counters), runtime.backend_->layout().words, error);
+  runtime.threads_.push_back(std::move(self));
+}
+
+void Runtime::Finalize() {
+  int expected = static_cast<int>(RuntimeState::kRunning);
+  if (!g_runtime_state.compare_exchange_strong(expected, static_cast<int>(RuntimeState::kOff))) {
+    expected = static_cast<int>(RuntimeState::kUninitialized);
+    g_runtime_state.compare_exchange_strong(expected, static_cast<int>(RuntimeState::kOff));
+    return;  // never started, disabled, or already finalized
+  }
+  RunData data;
+  {
+    std::lock_guard<std::mutex> lock(threads_mu_);
+    for (auto& thread : threads_) {
+      if (!thread->retired()) thread->CloseOpenRegions("finalize");
+    }
+    data = Collect();
+  }
+  WriteReports(data);
+}
+
+RunData Runtime::Collect() {
+  RunData data;
+  data.td_version = TD_VERSION_STRING;
+  data.program.name = program_invocation_short_name;
+  data.program.pid = getpid();
+  data.program.argv = ReadArgv();
+  data.program.start_unix_ns = start_unix_ns_;
+  data.program.end_unix_ns = UnixNowNs();
+  data.machine = DescribeThisMachine();
+  data.backend = std::string(backend_->name());
+  data.layout = backend_->layout();
+  data.availability = backend_->availability();
+  std::vector<const ThreadState*> threads;
+  for (const auto& thread : threads_) threads.push_back(thread.get());
+  MergeThreads(threads, regions_.AllNames(), &data);
+  data.diagnostics = AllDiagnostics();
+  return data;
+}
+
+void Runtime::WriteReports(const RunData& data) {
+  if (config_.write_json) {
+    const std::string name = JsonFileName(data.program.name, static_cast<long>(data.program.pid));
+    const std::string body = RunToJson(data).dump(1) + "\n";
+    std::string path = config_.json_dir + "/" + name;
+    absl::Status written = WriteFileAtomically(path, body);
+    if (!written.ok()) {
+      const char* tmp = std::getenv("TMPDIR");
+      const std::string fallback = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/" + name;
+      std::fprintf(stderr, "td: error: TD_OUTPUT_DIR=%s: %s; writing %s instead\n",
+                   config_.json_dir.c_str(), std::string(written.message()).c_str(),
+                   fallback.c_str());
+      path = fallback;
+      written = WriteFileAtomically(path, body);
+    }
+    if (!written.ok()) {
+      std::fprintf(stderr, "td: error: %s; the JSON report follows on stderr\n%s",
+                   std::string(written.message()).c_str(), body.c_str());
+    } else if (!config_.quiet) {
+      std::fprintf(stderr, "td: wrote %s\n", path.c_str());
+    }
+  }
+  const std::string& target = config_.text_output;
+  if (target == "none") return;
+  const std::string text = FormatTextReport(data);
+  if (target.empty() || target == "stderr" || target == "-") {
+    std::fputs(text.c_str(), stderr);
+  } else if (target == "stdout") {
+    std::fputs(text.c_str(), stdout);
+    std::fflush(stdout);
+  } else {
+    const absl::Status written = WriteFileAtomically(target, text);
+    if (!written.ok()) {
+      std::fprintf(stderr, "td: error: TD_OUTPUT=%s: %s; the report follows on stderr\n%s",
+                   target.c_str(), std::string(written.message()).c_str(), text.c_str());
+    }
+  }
+}
+
+}  // namespace td

@@ -1,0 +1,83 @@
+// What a counter backend provides to the region runtime.
+//
+// A snapshot is a flat array of uint64 words laid out exactly as the kernel
+// returns a PERF_FORMAT_GROUP | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING read,
+// one block per group:  [nr, time_enabled, time_running, value_0 .. value_nr-1].
+// Keeping the kernel's layout lets the hot path read() straight into the
+// snapshot, and lets the runtime subtract two snapshots word by word without
+// knowing anything about groups.
+#ifndef TD_RUNTIME_COUNTERS_BACKEND_H_
+#define TD_RUNTIME_COUNTERS_BACKEND_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace td {
+
+struct EventInfo {
+  std::string name;      // as users write it, e.g. "task-clock"
+  std::string unit;      // "ns", "count"
+  uint32_t perf_type = 0;
+  uint64_t perf_config = 0;
+  bool hardware = false;
+};
+
+struct GroupInfo {
+  size_t word_offset = 0;  // where the group's block starts in a snapshot
+  size_t first_event = 0;  // index into CounterLayout::events
+  size_t num_events = 0;
+};
+
+struct CounterLayout {
+  std::vector<EventInfo> events;
+  std::vector<GroupInfo> groups;
+  size_t words = 0;  // snapshot size
+
+  static constexpr size_t kHeaderWords = 3;  // nr, time_enabled, time_running
+  size_t ValueWord(size_t group, size_t index_in_group) const {
+    return groups[group].word_offset + kHeaderWords + index_in_group;
+  }
+  // Appends a group of events and returns its index.
+  size_t AddGroup(std::vector<EventInfo> group_events);
+};
+
+// What the backend could and could not measure, for reports and JSON.
+struct Availability {
+  bool software_counters = false;
+  std::string software_reason;   // why not, when false
+  bool hardware_counters = false;
+  std::string hardware_reason;   // one line: why not, and the fix if there is one
+  std::string hardware_errno;    // e.g. "ENOENT"; empty when not probed or available
+  std::string measured;          // one line: what is measured instead
+};
+
+// Counters of one thread. Read() is the hot path.
+class ThreadCounters {
+ public:
+  virtual ~ThreadCounters() = default;
+  // Fills layout().words words. Returns false when a read failed.
+  virtual bool Read(uint64_t* snapshot) = 0;
+};
+
+class CounterBackend {
+ public:
+  virtual ~CounterBackend() = default;
+  virtual std::string_view name() const = 0;
+  virtual const CounterLayout& layout() const = 0;
+  virtual const Availability& availability() const = 0;
+  // Opens the counters of the calling thread.
+  virtual absl::StatusOr<std::unique_ptr<ThreadCounters>> OpenForCurrentThread() = 0;
+};
+
+// Measures wall time and call counts only.
+std::unique_ptr<CounterBackend> MakeNullBackend(Availability availability);
+
+}  // namespace td
+
+#endif  // TD_RUNTIME_COUNTERS_BACKEND_H_

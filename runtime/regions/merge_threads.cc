@@ -1,0 +1,74 @@
+#include "runtime/regions/merge_threads.h"
+
+#include "absl/container/flat_hash_map.h"
+
+namespace td {
+namespace {
+
+RegionOnThread ThreadPart(const ThreadState& thread, uint32_t node, const CounterLayout& layout) {
+  const NodeStats& stats = thread.nodes()[node];
+  RegionOnThread part;
+  part.thread = thread.index();
+  part.calls = stats.calls;
+  part.recursive_calls = stats.recursive_calls;
+  part.unterminated = stats.unterminated;
+  part.closed_implicitly = stats.closed_implicitly;
+  part.wall_inclusive_ns = stats.wall_inclusive_ns;
+  part.wall_exclusive_ns = stats.wall_exclusive_ns;
+  if (!thread.counters_measured() || thread.words() != layout.words) return part;
+  const auto inclusive = thread.Inclusive(node);
+  const auto exclusive = thread.Exclusive(node);
+  for (size_t g = 0; g < layout.groups.size(); ++g) {
+    const GroupInfo& group = layout.groups[g];
+    part.groups.push_back({inclusive[group.word_offset + 1], inclusive[group.word_offset + 2]});
+    for (size_t i = 0; i < group.num_events; ++i) {
+      const size_t word = layout.ValueWord(g, i);
+      part.events.push_back({inclusive[word], exclusive[word]});
+    }
+  }
+  return part;
+}
+
+}  // namespace
+
+void MergeThreads(const std::vector<const ThreadState*>& threads,
+                  const std::vector<std::string>& names, RunData* data) {
+  // (merged parent index + 1, region id) -> merged index
+  absl::flat_hash_map<std::pair<int, uint32_t>, int> merged;
+  for (const ThreadState* thread : threads) {
+    ThreadInfo info;
+    info.index = thread->index();
+    info.tid = thread->tid();
+    info.exited_before_finalize = thread->retired();
+    info.counters_measured = thread->counters_measured();
+    info.counters_error = thread->counters_error();
+    if (thread->read_failures() != 0) {
+      info.counters_error = std::to_string(thread->read_failures()) + " counter reads failed";
+    }
+    data->threads.push_back(info);
+
+    const auto& nodes = thread->nodes();
+    // Nodes are created parents first, so one pass in id order sees each
+    // parent's merged index before its children.
+    std::vector<int> merged_of(nodes.size(), -1);
+    for (uint32_t n = 1; n < nodes.size(); ++n) {
+      const NodeStats& node = nodes[n];
+      if (node.calls == 0) continue;
+      const int parent = node.parent == 0 ? -1 : merged_of[node.parent];
+      auto [it, inserted] =
+          merged.try_emplace({parent, node.region}, static_cast<int>(data->regions.size()));
+      if (inserted) {
+        Region region;
+        region.name = node.region < names.size() ? names[node.region] : "?";
+        region.parent = parent;
+        region.path = parent < 0 ? region.name : data->regions[parent].path + "/" + region.name;
+        data->regions.push_back(std::move(region));
+        if (parent >= 0) data->regions[parent].children.push_back(it->second);
+      }
+      merged_of[n] = it->second;
+      data->regions[it->second].threads.push_back(ThreadPart(*thread, n, data->layout));
+    }
+  }
+}
+
+}  // namespace td

@@ -1,0 +1,48 @@
+// Region names and their small integer ids, shared by all threads.
+#ifndef TD_RUNTIME_REGIONS_REGION_REGISTRY_H_
+#define TD_RUNTIME_REGIONS_REGION_REGISTRY_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <mutex>
+
+#include "absl/container/flat_hash_map.h"
+#include "td/td.h"
+
+namespace td {
+
+class RegionRegistry {
+ public:
+  // Hashes the name under a lock: the slow path, once per call site.
+  uint32_t IdForName(std::string_view name);
+
+  // The hot path: after a site's first use this is one atomic load.
+  uint32_t IdForSite(td_site* site) {
+    const int cached = __atomic_load_n(&site->region_id_plus_one, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(cached != 0, 1)) return static_cast<uint32_t>(cached - 1);
+    return RegisterSite(site);
+  }
+
+  std::string Name(uint32_t id) const;
+  std::vector<std::string> AllNames() const;
+
+  // fork() must not leave the lock held in the child.
+  void LockForFork() { mu_.lock(); }
+  void UnlockAfterFork() { mu_.unlock(); }
+
+ private:
+  uint32_t RegisterSite(td_site* site);
+
+  // std::mutex rather than absl::Mutex throughout the runtime: Debian's
+  // abseil is built without TSan, which then cannot see its synchronisation.
+  mutable std::mutex mu_;
+  absl::flat_hash_map<std::string, uint32_t> ids_;  // guarded by mu_
+  std::vector<std::string> names_;                  // guarded by mu_
+};
+
+}  // namespace td
+
+#endif  // TD_RUNTIME_REGIONS_REGION_REGISTRY_H_

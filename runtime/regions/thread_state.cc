@@ -1,0 +1,204 @@
+#include "runtime/regions/thread_state.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_format.h"
+#include "runtime/core/diagnostics.h"
+
+namespace td {
+namespace {
+constexpr size_t kInitialDepth = 32;
+}  // namespace
+
+ThreadState::ThreadState(uint32_t index, int64_t tid, std::unique_ptr<ThreadCounters> counters,
+                         size_t words, std::string counters_error, RegionRegistry* registry)
+    : index_(index), tid_(tid), registry_(registry) {
+  counters_ = std::move(counters);
+  counters_error_ = std::move(counters_error);
+  ResetStorage(counters_ ? words : 0);
+}
+
+void ThreadState::ResetStorage(size_t words) {
+  words_ = words;
+  nodes_.assign(1, NodeStats{});  // node 0: the thread itself
+  node_words_.assign(2 * words_, 0);
+  frames_.resize(kInitialDepth);
+  frame_words_.assign(kInitialDepth * 2 * words_, 0);
+  scratch_.assign(words_, 0);
+}
+
+void ThreadState::Grow(uint32_t region) {
+  if (region >= open_count_.size()) {
+    open_count_.resize(std::max<size_t>(region + 1, 2 * open_count_.size()), 0);
+  }
+  if (depth_ == frames_.size()) {
+    frames_.resize(2 * frames_.size());
+    frame_words_.resize(frames_.size() * 2 * words_, 0);
+  }
+}
+
+uint32_t ThreadState::AddNode(uint32_t parent, uint32_t region) {
+  const auto id = static_cast<uint32_t>(nodes_.size());
+  NodeStats node;
+  node.region = region;
+  node.parent = parent;
+  node.next_sibling = nodes_[parent].first_child;
+  nodes_[parent].first_child = id;
+  nodes_.push_back(node);
+  node_words_.resize(nodes_.size() * 2 * words_, 0);
+  return id;
+}
+
+uint32_t ThreadState::ChildOf(uint32_t parent, uint32_t region) {
+  for (uint32_t c = nodes_[parent].first_child; c != NodeStats::kNone; c = nodes_[c].next_sibling) {
+    if (nodes_[c].region == region) return c;
+  }
+  return AddNode(parent, region);
+}
+
+size_t ThreadState::InnermostOpenDepth(uint32_t region) const {
+  for (size_t d = depth_; d-- > 0;) {
+    if (frames_[d].region == region) return d;
+  }
+  return depth_;
+}
+
+uint32_t ThreadState::InnermostOpenNode(uint32_t region) const {
+  return frames_[InnermostOpenDepth(region)].node;
+}
+
+void ThreadState::ReadCounters(uint64_t* snapshot) {
+  if (words_ != 0 && !counters_->Read(snapshot)) ++read_failures_;
+}
+
+void ThreadState::Begin(uint32_t region, const td_site* site) {
+  if (__builtin_expect(region >= open_count_.size() || depth_ == frames_.size(), 0)) Grow(region);
+  const uint32_t parent = depth_ != 0 ? frames_[depth_ - 1].node : 0;
+  // A region already open on this thread is recursion: its activations share
+  // one node and only the outermost one adds inclusive values.
+  const bool recursive = open_count_[region] != 0;
+  const uint32_t node = recursive ? InnermostOpenNode(region) : ChildOf(parent, region);
+  ++open_count_[region];
+  NodeStats& stats = nodes_[node];
+  ++stats.calls;
+  stats.recursive_calls += recursive;
+
+  Frame& frame = frames_[depth_];
+  frame.node = node;
+  frame.region = region;
+  frame.site = site;
+  frame.recursive = recursive;
+  frame.child_wall_ns = 0;
+  if (words_ != 0) std::memset(FrameChildSums(depth_), 0, words_ * sizeof(uint64_t));
+  const size_t depth = depth_++;
+  frame.start_ns = MonotonicNs();
+  ReadCounters(FrameStart(depth));
+}
+
+void ThreadState::CloseTop(int64_t now, const uint64_t* end) {
+  const size_t d = depth_ - 1;
+  const Frame& frame = frames_[d];
+  NodeStats& stats = nodes_[frame.node];
+  const int64_t wall = now - frame.start_ns;
+  stats.wall_exclusive_ns += wall - frame.child_wall_ns;
+  if (!frame.recursive) stats.wall_inclusive_ns += wall;
+
+  const uint64_t* start = FrameStart(d);
+  const uint64_t* children = FrameChildSums(d);
+  uint64_t* inclusive = NodeInclusive(frame.node);
+  uint64_t* exclusive = NodeExclusive(frame.node);
+  uint64_t* parent_children = d != 0 ? FrameChildSums(d - 1) : nullptr;
+  const uint64_t keep_inclusive = frame.recursive ? 0 : 1;
+  for (size_t i = 0; i < words_; ++i) {
+    const uint64_t delta = end[i] - start[i];
+    inclusive[i] += keep_inclusive * delta;
+    exclusive[i] += delta - children[i];
+    if (parent_children != nullptr) parent_children[i] += delta;
+  }
+  if (d != 0) frames_[d - 1].child_wall_ns += wall;
+  --open_count_[frame.region];
+  depth_ = d;
+}
+
+void ThreadState::End(uint32_t region, const td_site* site) {
+  ReadCounters(scratch_.data());
+  const int64_t now = MonotonicNs();
+  if (__builtin_expect(depth_ != 0 && frames_[depth_ - 1].region == region, 1)) {
+    CloseTop(now, scratch_.data());
+    return;
+  }
+  // The unusual cases: warn once per call site, keep well-formed regions right.
+  const std::string end_name = registry_->Name(region);
+  if (depth_ == 0) {
+    WarnOnce(site, absl::StrFormat("TD_REGION_END(\"%s\") at %s:%d with no region open on "
+                                   "thread %u; ignored",
+                                   end_name, site->file, site->line, index_));
+    return;
+  }
+  const Frame& top = frames_[depth_ - 1];
+  const std::string open_name = registry_->Name(top.region);
+  const size_t target = InnermostOpenDepth(region);
+  if (target == depth_) {
+    WarnOnce(site, absl::StrFormat(
+                       "TD_REGION_END(\"%s\") at %s:%d does not match the innermost open "
+                       "region \"%s\" (begun at %s:%d), and \"%s\" is not open; END ignored",
+                       end_name, site->file, site->line, open_name, top.site->file,
+                       top.site->line, end_name));
+    return;
+  }
+  WarnOnce(site, absl::StrFormat(
+                     "TD_REGION_END(\"%s\") at %s:%d does not match the innermost open region "
+                     "\"%s\" (begun at %s:%d); the regions inside \"%s\" were closed here",
+                     end_name, site->file, site->line, open_name, top.site->file,
+                     top.site->line, end_name));
+  while (depth_ - 1 > target) {
+    ++nodes_[frames_[depth_ - 1].node].closed_implicitly;
+    CloseTop(now, scratch_.data());
+  }
+  CloseTop(now, scratch_.data());
+}
+
+void ThreadState::WarnOnce(const td_site* site, const std::string& message) {
+  auto* mutable_site = const_cast<td_site*>(site);
+  if (__atomic_exchange_n(&mutable_site->warned, 1, __ATOMIC_RELAXED) != 0) return;
+  Report(Severity::kWarning, message);
+}
+
+void ThreadState::CloseOpenRegions(const char* when) {
+  if (depth_ == 0) return;
+  ReadCounters(scratch_.data());
+  const int64_t now = MonotonicNs();
+  std::string names;
+  while (depth_ != 0) {
+    const Frame& top = frames_[depth_ - 1];
+    absl::StrAppendFormat(&names, "%s\"%s\" (%s:%d)", names.empty() ? "" : ", ",
+                          registry_->Name(top.region), top.site->file, top.site->line);
+    ++nodes_[top.node].unterminated;
+    CloseTop(now, scratch_.data());
+  }
+  Report(Severity::kWarning,
+         absl::StrFormat("thread %u: regions still open at %s, reported as unterminated and "
+                         "closed then: %s",
+                         index_, when, names));
+}
+
+void ThreadState::Retire() {
+  CloseOpenRegions("thread exit");
+  counters_.reset();
+  retired_ = true;
+}
+
+void ThreadState::RestartAfterFork(std::unique_ptr<ThreadCounters> counters, size_t words,
+                                   std::string counters_error) {
+  std::vector<Frame> open(frames_.begin(), frames_.begin() + static_cast<long>(depth_));
+  counters_ = std::move(counters);
+  counters_error_ = std::move(counters_error);
+  read_failures_ = 0;
+  ResetStorage(counters_ ? words : 0);
+  std::fill(open_count_.begin(), open_count_.end(), 0);
+  depth_ = 0;
+  for (const Frame& frame : open) Begin(frame.region, frame.site);
+}
+
+}  // namespace td

@@ -1,0 +1,125 @@
+// Everything one thread records: a tree of call-path nodes (one per distinct
+// nesting of regions) and the stack of regions open right now.
+//
+// Only the owning thread calls Begin/End. Finalize and fork handling touch a
+// thread's state from outside only once markers are switched off.
+#ifndef TD_RUNTIME_REGIONS_THREAD_STATE_H_
+#define TD_RUNTIME_REGIONS_THREAD_STATE_H_
+
+#include <time.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "runtime/counters/backend.h"
+#include "runtime/regions/region_registry.h"
+#include "td/td.h"
+
+namespace td {
+
+inline int64_t MonotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// Totals of one call-path node on one thread.
+struct NodeStats {
+  static constexpr uint32_t kNone = UINT32_MAX;
+  uint32_t region = kNone;  // kNone for the thread's root
+  uint32_t parent = kNone;
+  uint32_t first_child = kNone;
+  uint32_t next_sibling = kNone;
+  uint64_t calls = 0;
+  uint64_t recursive_calls = 0;    // calls made while the region was already open
+  uint64_t unterminated = 0;       // still open at thread exit or finalize
+  uint64_t closed_implicitly = 0;  // closed by the END of an enclosing region
+  int64_t wall_inclusive_ns = 0;   // outermost activations only
+  int64_t wall_exclusive_ns = 0;   // minus time in child regions
+};
+
+class ThreadState {
+ public:
+  // `counters` may be null (not measured on this thread); `counters_error`
+  // then says why.
+  ThreadState(uint32_t index, int64_t tid, std::unique_ptr<ThreadCounters> counters,
+              size_t words, std::string counters_error, RegionRegistry* registry);
+
+  void Begin(uint32_t region, const td_site* site);
+  void End(uint32_t region, const td_site* site);
+
+  // Closes every open region as unterminated and warns; `when` names the moment.
+  void CloseOpenRegions(const char* when);
+  // Thread exit: closes open regions and releases the counters; data stays.
+  void Retire();
+  // In a forked child: forget the parent's totals, keep the open regions open
+  // from now on, and count with fresh counters.
+  void RestartAfterFork(std::unique_ptr<ThreadCounters> counters, size_t words,
+                        std::string counters_error);
+
+  uint32_t index() const { return index_; }
+  int64_t tid() const { return tid_; }
+  bool retired() const { return retired_; }
+  bool counters_measured() const { return words_ != 0 && read_failures_ == 0; }
+  const std::string& counters_error() const { return counters_error_; }
+  uint64_t read_failures() const { return read_failures_; }
+  size_t words() const { return words_; }
+  size_t open_depth() const { return depth_; }
+
+  const std::vector<NodeStats>& nodes() const { return nodes_; }
+  absl::Span<const uint64_t> Inclusive(uint32_t node) const {
+    return {node_words_.data() + node * 2 * words_, words_};
+  }
+  absl::Span<const uint64_t> Exclusive(uint32_t node) const {
+    return {node_words_.data() + node * 2 * words_ + words_, words_};
+  }
+
+ private:
+  struct Frame {
+    uint32_t node;
+    uint32_t region;
+    const td_site* site;
+    bool recursive;
+    int64_t start_ns;
+    int64_t child_wall_ns;
+  };
+
+  uint64_t* FrameStart(size_t depth) { return frame_words_.data() + depth * 2 * words_; }
+  uint64_t* FrameChildSums(size_t depth) { return FrameStart(depth) + words_; }
+  uint64_t* NodeInclusive(uint32_t node) { return node_words_.data() + node * 2 * words_; }
+  uint64_t* NodeExclusive(uint32_t node) { return NodeInclusive(node) + words_; }
+
+  uint32_t ChildOf(uint32_t parent, uint32_t region);
+  uint32_t AddNode(uint32_t parent, uint32_t region);
+  uint32_t InnermostOpenNode(uint32_t region) const;
+  size_t InnermostOpenDepth(uint32_t region) const;  // depth_ when not open
+  void Grow(uint32_t region);
+  void ReadCounters(uint64_t* snapshot);
+  void CloseTop(int64_t now, const uint64_t* end_snapshot);
+  void WarnOnce(const td_site* site, const std::string& message);
+  void ResetStorage(size_t words);
+
+  uint32_t index_;
+  int64_t tid_;
+  std::unique_ptr<ThreadCounters> counters_;
+  size_t words_;
+  std::string counters_error_;
+  RegionRegistry* registry_;
+  bool retired_ = false;
+  uint64_t read_failures_ = 0;
+
+  std::vector<NodeStats> nodes_;
+  std::vector<uint64_t> node_words_;   // per node: inclusive words, then exclusive words
+  std::vector<Frame> frames_;
+  std::vector<uint64_t> frame_words_;  // per depth: start snapshot, then children's deltas
+  size_t depth_ = 0;
+  std::vector<uint32_t> open_count_;   // per region id: activations open now
+  std::vector<uint64_t> scratch_;      // END's snapshot
+};
+
+}  // namespace td
+
+#endif  // TD_RUNTIME_REGIONS_THREAD_STATE_H_

@@ -1,0 +1,20 @@
+// RunData <-> the td JSON file (schema in docs/json-schema.md).
+#ifndef TD_RUNTIME_REPORT_JSON_REPORT_H_
+#define TD_RUNTIME_REPORT_JSON_REPORT_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "runtime/report/run_data.h"
+
+namespace td {
+
+nlohmann::json RunToJson(const RunData& data);
+// Checks the schema version and every field it reads; errors name the field.
+absl::StatusOr<RunData> RunFromJson(const nlohmann::json& json);
+absl::StatusOr<RunData> ReadRunFile(const std::string& path);
+
+}  // namespace td
+
+#endif  // TD_RUNTIME_REPORT_JSON_REPORT_H_

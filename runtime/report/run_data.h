@@ -1,0 +1,98 @@
+// One run's results, merged across threads by region path: what every report
+// and the JSON file are made from, and what the JSON file reads back into.
+#ifndef TD_RUNTIME_REPORT_RUN_DATA_H_
+#define TD_RUNTIME_REPORT_RUN_DATA_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/core/diagnostics.h"
+#include "runtime/counters/backend.h"
+#include "runtime/machine/machine_info.h"
+
+namespace td {
+
+inline constexpr int kSchemaVersion = 1;
+
+struct ProgramInfo {
+  std::string name;
+  int64_t pid = 0;
+  std::vector<std::string> argv;
+  int64_t start_unix_ns = 0;
+  int64_t end_unix_ns = 0;
+};
+
+struct ThreadInfo {
+  uint32_t index = 0;  // 0 is the first thread that used a marker
+  int64_t tid = 0;
+  bool exited_before_finalize = false;
+  bool counters_measured = false;
+  std::string counters_error;  // why not, when not measured
+};
+
+// Counter deltas of one event in one region on one thread.
+struct EventDelta {
+  uint64_t inclusive = 0;
+  uint64_t exclusive = 0;
+};
+
+// Time the kernel had the group enabled and running during the region; the
+// scaled count is raw × enabled / running.
+struct GroupTimes {
+  uint64_t enabled_ns = 0;
+  uint64_t running_ns = 0;
+};
+
+struct RegionOnThread {
+  uint32_t thread = 0;  // ThreadInfo::index
+  uint64_t calls = 0;
+  uint64_t recursive_calls = 0;
+  uint64_t unterminated = 0;
+  uint64_t closed_implicitly = 0;
+  int64_t wall_inclusive_ns = 0;
+  int64_t wall_exclusive_ns = 0;
+  // Empty when the thread's counters were not measured. Index = event index.
+  std::vector<EventDelta> events;
+  std::vector<GroupTimes> groups;  // inclusive times, index = group index
+};
+
+struct Region {
+  std::string name;
+  std::string path;  // names from the outermost region, joined by '/'
+  int parent = -1;   // index into RunData::regions, -1 at top level
+  std::vector<int> children;
+  std::vector<RegionOnThread> threads;
+};
+
+struct RunData {
+  int schema_version = kSchemaVersion;
+  std::string td_version;
+  ProgramInfo program;
+  MachineInfo machine;
+  std::string backend;
+  CounterLayout layout;
+  Availability availability;
+  std::vector<ThreadInfo> threads;
+  std::vector<Region> regions;  // parents before children, siblings in first-use order
+  std::vector<Diagnostic> diagnostics;
+
+  // Index of the event named `name` in layout.events, if measured.
+  std::optional<size_t> EventIndex(const std::string& name) const;
+};
+
+// Sums over a region's threads; wall time is the longest thread's.
+struct RegionTotals {
+  uint64_t calls = 0;
+  uint64_t unterminated = 0;
+  int64_t wall_inclusive_ns = 0;
+  int64_t wall_exclusive_ns = 0;
+  bool counters_measured = false;  // at least one thread measured
+  std::vector<EventDelta> events;
+};
+RegionTotals Totals(const Region& region, size_t num_events);
+
+}  // namespace td
+
+#endif  // TD_RUNTIME_REPORT_RUN_DATA_H_

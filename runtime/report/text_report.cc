@@ -1,0 +1,234 @@
+#include "runtime/report/text_report.h"
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace td {
+
+std::string HumanDuration(int64_t ns) {
+  const double v = static_cast<double>(ns);
+  if (ns < 1000) return absl::StrFormat("%d ns", ns);
+  if (ns < 1000000) return absl::StrFormat("%.1f µs", v / 1e3);
+  if (ns < 1000000000) return absl::StrFormat("%.2f ms", v / 1e6);
+  return absl::StrFormat("%.3f s", v / 1e9);
+}
+
+std::string WithThousands(uint64_t value) {
+  std::string digits = std::to_string(value);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+namespace {
+
+constexpr char kNotMeasured[] = "—";
+
+// Display width of UTF-8 text (every code point counts as one column).
+size_t Columns(const std::string& s) {
+  return static_cast<size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+std::string PadRight(const std::string& s, size_t width) {
+  const size_t cols = Columns(s);
+  return cols >= width ? s : s + std::string(width - cols, ' ');
+}
+std::string PadLeft(const std::string& s, size_t width) {
+  const size_t cols = Columns(s);
+  return cols >= width ? s : std::string(width - cols, ' ') + s;
+}
+
+struct Row {
+  std::string label;
+  uint64_t calls = 0;
+  int64_t wall_inclusive_ns = 0;
+  int64_t wall_exclusive_ns = 0;
+  bool measured = false;
+  std::vector<EventDelta> events;
+  std::string note;
+};
+
+class TableWriter {
+ public:
+  explicit TableWriter(const RunData& data) : data_(data) {
+    task_clock_ = data.EventIndex("task-clock");
+    for (const char* name : {"page-faults", "context-switches", "cpu-migrations"}) {
+      if (auto i = data.EventIndex(name)) count_columns_.push_back({name, *i});
+    }
+  }
+
+  void Add(Row row) { rows_.push_back(std::move(row)); }
+
+  std::string Render() const {
+    size_t label_width = 6;
+    for (const Row& r : rows_) label_width = std::max(label_width, Columns(r.label));
+    std::vector<std::string> header = {"calls", "wall incl", "wall excl"};
+    if (task_clock_) {
+      header.push_back("task-clock");
+      header.push_back("CPUs");
+    }
+    for (const auto& [name, index] : count_columns_) header.push_back(name);
+    std::vector<size_t> widths;
+    for (const auto& h : header) widths.push_back(std::max<size_t>(Columns(h), 10));
+
+    std::string out = PadRight("region", label_width);
+    for (size_t c = 0; c < header.size(); ++c) out += "  " + PadLeft(header[c], widths[c]);
+    out += '\n';
+    for (const Row& r : rows_) {
+      std::vector<std::string> cells = {WithThousands(r.calls), HumanDuration(r.wall_inclusive_ns),
+                                        HumanDuration(r.wall_exclusive_ns)};
+      if (task_clock_) {
+        if (r.measured) {
+          const uint64_t cpu_ns = r.events[*task_clock_].inclusive;
+          cells.push_back(HumanDuration(static_cast<int64_t>(cpu_ns)));
+          cells.push_back(r.wall_inclusive_ns > 0
+                              ? absl::StrFormat("%.2f", static_cast<double>(cpu_ns) /
+                                                            static_cast<double>(r.wall_inclusive_ns))
+                              : kNotMeasured);
+        } else {
+          cells.push_back(kNotMeasured);
+          cells.push_back(kNotMeasured);
+        }
+      }
+      for (const auto& [name, index] : count_columns_) {
+        cells.push_back(r.measured ? WithThousands(r.events[index].inclusive) : kNotMeasured);
+      }
+      out += PadRight(r.label, label_width);
+      for (size_t c = 0; c < cells.size(); ++c) out += "  " + PadLeft(cells[c], widths[c]);
+      if (!r.note.empty()) out += "  " + r.note;
+      out += '\n';
+    }
+    return out;
+  }
+
+ private:
+  const RunData& data_;
+  std::optional<size_t> task_clock_;
+  std::vector<std::pair<std::string, size_t>> count_columns_;
+  std::vector<Row> rows_;
+};
+
+std::string RegionNote(const Region& region) {
+  uint64_t unterminated = 0, implicit = 0, recursive = 0;
+  for (const RegionOnThread& t : region.threads) {
+    unterminated += t.unterminated;
+    implicit += t.closed_implicitly;
+    recursive += t.recursive_calls;
+  }
+  std::vector<std::string> notes;
+  if (unterminated) notes.push_back(absl::StrCat("unterminated ×", unterminated));
+  if (implicit) notes.push_back(absl::StrCat("closed by an outer END ×", implicit));
+  if (recursive) notes.push_back(absl::StrCat("recursive calls ", recursive));
+  if (notes.empty()) return "";
+  std::string joined;
+  for (const auto& n : notes) joined += (joined.empty() ? "" : ", ") + n;
+  return "[" + joined + "]";
+}
+
+void AddRegionRows(const RunData& data, int index, const std::string& prefix, bool last,
+                   bool top, TableWriter* table) {
+  const Region& region = data.regions[index];
+  const size_t num_events = data.layout.events.size();
+  const RegionTotals totals = Totals(region, num_events);
+  Row row;
+  const std::string branch = top ? "" : (last ? "└─ " : "├─ ");
+  row.label = prefix + branch + region.name;
+  row.calls = totals.calls;
+  row.wall_inclusive_ns = totals.wall_inclusive_ns;
+  row.wall_exclusive_ns = totals.wall_exclusive_ns;
+  row.measured = totals.counters_measured;
+  row.events = totals.events;
+  row.note = RegionNote(region);
+  if (region.threads.size() > 1) row.note += (row.note.empty() ? "" : " ") +
+                                             absl::StrFormat("(%d threads; wall = longest)",
+                                                             region.threads.size());
+  table->Add(std::move(row));
+
+  const std::string child_prefix = top ? "" : prefix + (last ? "   " : "│  ");
+  if (data.threads.size() > 1) {
+    for (const RegionOnThread& t : region.threads) {
+      Row trow;
+      trow.label = child_prefix + (region.children.empty() ? "   " : "│  ") +
+                   absl::StrFormat("· thread %d", t.thread);
+      trow.calls = t.calls;
+      trow.wall_inclusive_ns = t.wall_inclusive_ns;
+      trow.wall_exclusive_ns = t.wall_exclusive_ns;
+      trow.measured = t.events.size() == num_events;
+      trow.events = t.events;
+      table->Add(std::move(trow));
+    }
+  }
+  for (size_t c = 0; c < region.children.size(); ++c) {
+    AddRegionRows(data, region.children[c], child_prefix, c + 1 == region.children.size(), false,
+                  table);
+  }
+}
+
+}  // namespace
+
+std::string FormatTextReport(const RunData& data) {
+  std::string out;
+  const int64_t elapsed = data.program.end_unix_ns - data.program.start_unix_ns;
+  absl::StrAppendFormat(&out, "td report: %s (pid %d), %d thread%s, %s measured, backend %s\n",
+                        data.program.name, data.program.pid, data.threads.size(),
+                        data.threads.size() == 1 ? "" : "s", HumanDuration(elapsed), data.backend);
+  absl::StrAppendFormat(&out, "cpu: %s (%s family %d model %d), %d logical CPUs\n",
+                        data.machine.cpu_model_name, data.machine.cpu_vendor,
+                        data.machine.cpu_family, data.machine.cpu_model,
+                        data.machine.logical_cpus);
+  const Availability& a = data.availability;
+  if (!a.hardware_counters) {
+    absl::StrAppendFormat(&out, "hardware counters unavailable: %s\n", a.hardware_reason);
+  }
+  absl::StrAppendFormat(&out, "measured: %s\n", a.measured);
+  for (const ThreadInfo& t : data.threads) {
+    if (!t.counters_measured && a.software_counters) {
+      absl::StrAppendFormat(&out, "thread %d: counters not measured: %s\n", t.index,
+                            t.counters_error);
+    }
+  }
+  out += '\n';
+  if (data.regions.empty()) {
+    out += "no regions were recorded\n";
+    return out;
+  }
+  TableWriter table(data);
+  std::vector<int> roots;
+  for (size_t r = 0; r < data.regions.size(); ++r) {
+    if (data.regions[r].parent < 0) roots.push_back(static_cast<int>(r));
+  }
+  for (size_t i = 0; i < roots.size(); ++i) {
+    AddRegionRows(data, roots[i], "", i + 1 == roots.size(), true, &table);
+  }
+  out += table.Render();
+  if (data.threads.size() > 1) {
+    out += "\nthreads:";
+    for (const ThreadInfo& t : data.threads) {
+      absl::StrAppendFormat(&out, " %d=tid %d%s", t.index, t.tid,
+                            t.exited_before_finalize ? " (exited early)" : "");
+    }
+    out += '\n';
+  }
+  size_t warnings = 0;
+  for (const Diagnostic& d : data.diagnostics) warnings += d.severity != Severity::kNotice;
+  if (warnings != 0) {
+    absl::StrAppendFormat(&out, "\n%d problem%s reported during the run:\n", warnings,
+                          warnings == 1 ? "" : "s");
+    for (const Diagnostic& d : data.diagnostics) {
+      if (d.severity != Severity::kNotice) {
+        absl::StrAppendFormat(&out, "  %s: %s\n", SeverityName(d.severity), d.message);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace td

@@ -1,0 +1,81 @@
+/* td — per-region Top-Down analysis.
+ *
+ * Public C interface (C99). Bracket a hotspot with
+ *
+ *     TD_REGION_BEGIN("multiply");
+ *     ...
+ *     TD_REGION_END("multiply");
+ *
+ * and link td (CMake: find_package(td CONFIG) + td::td; or pkg-config td).
+ * The runtime starts on first use and writes its reports at normal exit.
+ *
+ * The macros need a string literal: each call site keeps a small static
+ * record that caches the region's id after its first use, so later calls
+ * do no string hashing, take no lock and allocate nothing. For names built
+ * at run time use td_region_begin_name()/td_region_end_name(), which look
+ * the name up on every call.
+ *
+ * Define TD_NO_INSTRUMENTATION before including this header to compile
+ * every marker out; set TD_DISABLE=1 at run time to turn them into a
+ * near-free check.
+ */
+#ifndef TD_TD_H_
+#define TD_TD_H_
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define TD_API __attribute__((visibility("default")))
+#else
+#define TD_API
+#endif
+
+/* One per marker call site; zero-initialised apart from its first three
+ * fields. The runtime owns every other field: do not touch them. */
+typedef struct td_site {
+  const char* name;
+  const char* file;
+  int line;
+  int region_id_plus_one; /* 0 until the first call registers the name */
+  int warned;             /* this site already printed its warning */
+} td_site;
+
+TD_API void td_region_begin(td_site* site);
+TD_API void td_region_end(td_site* site);
+
+/* Dynamic names: hashed on every call. Prefer the macros in loops. */
+TD_API void td_region_begin_name(const char* name);
+TD_API void td_region_end_name(const char* name);
+
+/* Optional: the runtime initialises itself on first use. */
+TD_API void td_init(void);
+/* Writes the reports now; idempotent. Later markers are ignored. */
+TD_API void td_finalize(void);
+/* 1 while markers are being recorded, 0 when disabled or finalized. */
+TD_API int td_is_active(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#if defined(TD_NO_INSTRUMENTATION)
+#define TD_REGION_BEGIN(name) ((void)0)
+#define TD_REGION_END(name) ((void)0)
+#else
+/* The empty literal in front makes any non-literal name a compile error. */
+#define TD_SITE_INIT_(name) {"" name, __FILE__, __LINE__, 0, 0}
+#define TD_REGION_BEGIN(name)                                 \
+  do {                                                        \
+    static td_site td_site_begin_ = TD_SITE_INIT_(name);      \
+    td_region_begin(&td_site_begin_);                         \
+  } while (0)
+#define TD_REGION_END(name)                                   \
+  do {                                                        \
+    static td_site td_site_end_ = TD_SITE_INIT_(name);        \
+    td_region_end(&td_site_end_);                             \
+  } while (0)
+#endif
+
+#endif /* TD_TD_H_ */

@@ -1,0 +1,63 @@
+#include "tests/scenarios/run_scenario.h"
+
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace td::testing {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+ScenarioRun RunScenario(const std::string& program, const std::string& scenario,
+                        const std::vector<std::string>& env) {
+  ScenarioRun run;
+  const char* tmp = getenv("TMPDIR");
+  std::string pattern = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/td-scenario-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) return run;
+  run.dir = pattern;
+  std::string command = "cd '" + run.dir + "' && env TD_OUTPUT_DIR='" + run.dir + "'";
+  for (const std::string& setting : env) command += " '" + setting + "'";
+  command += " '" + program + "' " + scenario + " >stdout.txt 2>stderr.txt";
+  const int status = std::system(command.c_str());
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.out = ReadFile(run.dir + "/stdout.txt");
+  run.err = ReadFile(run.dir + "/stderr.txt");
+  for (const auto& entry : std::filesystem::directory_iterator(run.dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("td-", 0) == 0 && entry.path().extension() == ".json") {
+      run.reports.push_back(nlohmann::json::parse(ReadFile(entry.path().string())));
+    }
+  }
+  return run;
+}
+
+const nlohmann::json* FindRegion(const nlohmann::json& run, const std::string& path) {
+  for (const auto& region : run.at("regions")) {
+    if (region.at("path") == path) return &region;
+  }
+  return nullptr;
+}
+
+double SumOverThreads(const nlohmann::json& region, const std::string& field) {
+  double sum = 0;
+  for (const auto& t : region.at("threads")) sum += t.at(field).get<double>();
+  return sum;
+}
+
+double SumCounter(const nlohmann::json& region, const std::string& event) {
+  double sum = 0;
+  for (const auto& t : region.at("threads")) {
+    sum += t.at("counters").at(event).at("inclusive").get<double>();
+  }
+  return sum;
+}
+
+}  // namespace td::testing

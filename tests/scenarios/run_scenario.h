@@ -1,0 +1,36 @@
+// Runs the scenario app as a child process and collects what it wrote.
+#ifndef TD_TESTS_SCENARIOS_RUN_SCENARIO_H_
+#define TD_TESTS_SCENARIOS_RUN_SCENARIO_H_
+
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+
+namespace td::testing {
+
+struct ScenarioRun {
+  int exit_code = -1;
+  std::string dir;     // working directory and TD_OUTPUT_DIR of the run
+  std::string out;     // stdout
+  std::string err;     // stderr
+  std::vector<nlohmann::json> reports;  // every td-*.json in dir
+};
+
+// `env` holds extra NAME=VALUE settings. TD_OUTPUT_DIR defaults to the run's
+// own fresh directory.
+ScenarioRun RunScenario(const std::string& program, const std::string& scenario,
+                        const std::vector<std::string>& env = {});
+
+// The region with this path ("outer/inner_a"), or nullptr.
+const nlohmann::json* FindRegion(const nlohmann::json& run, const std::string& path);
+
+// Sums a field over a region's threads.
+double SumOverThreads(const nlohmann::json& region, const std::string& field);
+double SumCounter(const nlohmann::json& region, const std::string& event);
+
+std::string ReadFile(const std::string& path);
+
+}  // namespace td::testing
+
+#endif  // TD_TESTS_SCENARIOS_RUN_SCENARIO_H_

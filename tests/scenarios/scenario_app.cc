@@ -1,0 +1,234 @@
+// A user program with one behaviour per scenario name. The scenario tests run
+// it as a child process against the shared library, exactly as a user would,
+// and check the JSON it leaves behind.
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <omp.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "td/td.hpp"
+
+namespace {
+
+volatile double g_sink = 0;
+
+void Spin(std::chrono::microseconds duration) {
+  const auto end = std::chrono::steady_clock::now() + duration;
+  double x = 1.0;
+  while (std::chrono::steady_clock::now() < end) {
+    for (int i = 0; i < 1000; ++i) x = x * 1.0000001 + 1e-9;
+  }
+  g_sink = x;
+}
+
+void Nested() {
+  TD_REGION_BEGIN("outer");
+  Spin(std::chrono::milliseconds(5));
+  TD_REGION_BEGIN("inner_a");
+  Spin(std::chrono::milliseconds(10));
+  TD_REGION_BEGIN("leaf");
+  Spin(std::chrono::milliseconds(5));
+  TD_REGION_END("leaf");
+  TD_REGION_END("inner_a");
+  for (int i = 0; i < 3; ++i) {
+    TD_REGION_BEGIN("inner_b");
+    Spin(std::chrono::milliseconds(2));
+    TD_REGION_END("inner_b");
+  }
+  TD_REGION_END("outer");
+}
+
+int Recurse(int depth) {
+  TD_SCOPE("recurse");
+  Spin(std::chrono::milliseconds(2));
+  return depth == 0 ? 0 : 1 + Recurse(depth - 1);
+}
+
+void* ThreadBody(void* result) {
+  long sum = 0;
+  for (int i = 0; i < 100; ++i) {
+    TD_REGION_BEGIN("work");
+    sum += i;
+    TD_REGION_END("work");
+  }
+  *static_cast<long*>(result) = sum;
+  return nullptr;
+}
+
+void Pthreads() {
+  std::vector<pthread_t> threads(8);
+  std::vector<long> sums(threads.size());
+  for (size_t i = 0; i < threads.size(); ++i) {
+    pthread_create(&threads[i], nullptr, &ThreadBody, &sums[i]);
+  }
+  for (auto& t : threads) pthread_join(t, nullptr);
+  for (long s : sums) g_sink = g_sink + static_cast<double>(s);
+}
+
+void OpenMp() {
+  omp_set_num_threads(4);
+  double total = 0;
+#pragma omp parallel reduction(+ : total)
+  {
+    for (int i = 0; i < 50; ++i) {
+      TD_REGION_BEGIN("omp_work");
+      total += omp_get_thread_num() + i;
+      TD_REGION_END("omp_work");
+    }
+  }
+  g_sink = total;
+}
+
+void ThreadExitsEarly() {
+  std::thread early([] {
+    TD_REGION_BEGIN("early_work");
+    Spin(std::chrono::milliseconds(3));
+    TD_REGION_END("early_work");
+    TD_REGION_BEGIN("left_open");  // never ended: closed when the thread exits
+    Spin(std::chrono::milliseconds(1));
+  });
+  early.join();
+  TD_REGION_BEGIN("main_work");
+  Spin(std::chrono::milliseconds(3));
+  TD_REGION_END("main_work");
+}
+
+void Mismatch() {
+  for (int i = 0; i < 10; ++i) {
+    TD_REGION_BEGIN("a");
+    TD_REGION_BEGIN("b");
+    Spin(std::chrono::microseconds(200));
+    TD_REGION_END("a");  // b forgotten: a closes it
+  }
+  TD_REGION_END("zzz");  // nothing open
+  TD_REGION_BEGIN("good");
+  Spin(std::chrono::milliseconds(1));
+  TD_REGION_END("good");
+}
+
+void Unterminated() {
+  TD_REGION_BEGIN("never_closed");
+  Spin(std::chrono::milliseconds(2));
+}
+
+void Sleep50() {
+  TD_REGION_BEGIN("sleep");
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  TD_REGION_END("sleep");
+}
+
+void FirstTouch64MiB() {
+  const size_t bytes = size_t{64} << 20;
+  void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) return;
+  madvise(memory, bytes, MADV_NOHUGEPAGE);  // one fault per 4 KiB page
+  auto* bytes_ptr = static_cast<volatile char*>(memory);
+  TD_REGION_BEGIN("first_touch");
+  for (size_t i = 0; i < bytes; i += 4096) bytes_ptr[i] = 1;
+  TD_REGION_END("first_touch");
+  munmap(memory, bytes);
+}
+
+int Fork() {
+  TD_REGION_BEGIN("before_fork");
+  Spin(std::chrono::milliseconds(2));
+  TD_REGION_END("before_fork");
+  TD_REGION_BEGIN("around_fork");
+  const pid_t child = fork();
+  if (child == 0) {
+    TD_REGION_BEGIN("child_work");
+    Spin(std::chrono::milliseconds(2));
+    TD_REGION_END("child_work");
+    TD_REGION_END("around_fork");
+    std::exit(0);  // normal exit: the child writes its own report
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  TD_REGION_END("around_fork");
+  std::printf("child=%d\n", static_cast<int>(child));
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+void AfterFinalize() {
+  TD_REGION_BEGIN("counted");
+  TD_REGION_END("counted");
+  td_finalize();
+  td_finalize();
+  TD_REGION_BEGIN("ignored");
+  TD_REGION_END("ignored");
+  std::printf("active=%d\n", td_is_active());
+}
+
+// Makes perf_event_open fail with EPERM, as a container's seccomp profile does.
+bool BlockPerfEventOpen() {
+  sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  sock_fprog program = {static_cast<unsigned short>(sizeof(filter) / sizeof(filter[0])), filter};
+  return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+         prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
+}
+
+void ScopeWithException() {
+  try {
+    TD_SCOPE("throws");
+    Spin(std::chrono::milliseconds(1));
+    throw std::runtime_error("boom");
+  } catch (const std::exception&) {
+  }
+  TD_SCOPE("after");
+}
+
+void DynamicNames() {
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = "phase_" + std::to_string(i);
+    td_region_begin_name(name.c_str());
+    Spin(std::chrono::microseconds(300));
+    td_region_end_name(name.c_str());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string scenario = argc > 1 ? argv[1] : "nested";
+  if (scenario == "nested") Nested();
+  else if (scenario == "recursion") g_sink = Recurse(5);
+  else if (scenario == "pthreads") Pthreads();
+  else if (scenario == "openmp") OpenMp();
+  else if (scenario == "thread_exit") ThreadExitsEarly();
+  else if (scenario == "mismatch") Mismatch();
+  else if (scenario == "unterminated") Unterminated();
+  else if (scenario == "sleep50") Sleep50();
+  else if (scenario == "pagefaults") FirstTouch64MiB();
+  else if (scenario == "fork") return Fork();
+  else if (scenario == "after_finalize") AfterFinalize();
+  else if (scenario == "seccomp") {
+    if (!BlockPerfEventOpen()) return 3;
+    Nested();
+  } else if (scenario == "scope") ScopeWithException();
+  else if (scenario == "dynamic") DynamicNames();
+  else {
+    std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
+    return 2;
+  }
+  return 0;
+}

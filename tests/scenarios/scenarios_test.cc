@@ -1,0 +1,302 @@
+// End-to-end: a real program linked against libtd, run as a child process.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/scenarios/run_scenario.h"
+
+namespace td::testing {
+namespace {
+
+constexpr double kMs = 1e6;
+
+ScenarioRun RunApp(const std::string& scenario, const std::vector<std::string>& env = {}) {
+  return RunScenario(TD_SCENARIO_APP, scenario, env);
+}
+
+// The single report of a run that must have written exactly one.
+const nlohmann::json& OnlyReport(const ScenarioRun& run) {
+  EXPECT_EQ(run.reports.size(), 1u) << run.err;
+  static const nlohmann::json empty = {{"regions", nlohmann::json::array()}};
+  return run.reports.empty() ? empty : run.reports.front();
+}
+
+const nlohmann::json& Region(const nlohmann::json& report, const std::string& path) {
+  const nlohmann::json* region = FindRegion(report, path);
+  static const nlohmann::json missing = {{"threads", nlohmann::json::array()}};
+  EXPECT_NE(region, nullptr) << "no region " << path;
+  return region != nullptr ? *region : missing;
+}
+
+TEST(Scenario, NestingBuildsATreeWithExclusiveTimes) {
+  const ScenarioRun run = RunApp("nested");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto& report = OnlyReport(run);
+  EXPECT_EQ(report.at("schema_version"), 1);
+  const auto& outer = Region(report, "outer");
+  const auto& inner_a = Region(report, "outer/inner_a");
+  const auto& leaf = Region(report, "outer/inner_a/leaf");
+  const auto& inner_b = Region(report, "outer/inner_b");
+  EXPECT_EQ(outer.at("parent"), -1);
+  EXPECT_EQ(SumOverThreads(inner_b, "calls"), 3);
+  EXPECT_GE(SumOverThreads(leaf, "wall_inclusive_ns"), 5 * kMs);
+  EXPECT_GE(SumOverThreads(inner_a, "wall_inclusive_ns"), 15 * kMs);
+  // Exclusive = inclusive minus the children's inclusive.
+  const double a_excl = SumOverThreads(inner_a, "wall_exclusive_ns");
+  EXPECT_NEAR(a_excl, SumOverThreads(inner_a, "wall_inclusive_ns") -
+                          SumOverThreads(leaf, "wall_inclusive_ns"), 1000);
+  EXPECT_GE(a_excl, 10 * kMs);
+  const double outer_excl = SumOverThreads(outer, "wall_exclusive_ns");
+  EXPECT_NEAR(outer_excl,
+              SumOverThreads(outer, "wall_inclusive_ns") -
+                  SumOverThreads(inner_a, "wall_inclusive_ns") -
+                  SumOverThreads(inner_b, "wall_inclusive_ns"),
+              1000);
+  EXPECT_GE(outer_excl, 5 * kMs);
+  // Spinning is on-CPU: task-clock follows wall time.
+  EXPECT_GE(SumCounter(leaf, "task-clock"), 4 * kMs);
+  EXPECT_NE(run.err.find("region"), std::string::npos) << "text report on stderr";
+  EXPECT_NE(run.err.find("└─ leaf"), std::string::npos) << run.err;
+}
+
+TEST(Scenario, RecursionIsNotDoubleCounted) {
+  const ScenarioRun run = RunApp("recursion");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto& report = OnlyReport(run);
+  ASSERT_EQ(report.at("regions").size(), 1u) << "recursion shares one node";
+  const auto& r = Region(report, "recurse");
+  EXPECT_EQ(SumOverThreads(r, "calls"), 6);
+  EXPECT_EQ(SumOverThreads(r, "recursive_calls"), 5);
+  const double inclusive = SumOverThreads(r, "wall_inclusive_ns");
+  EXPECT_GE(inclusive, 12 * kMs);  // six 2 ms spins
+  EXPECT_LT(inclusive, 60 * kMs);  // not 6+5+4+3+2+1 = 21 spins' worth summed again
+  // All time is the region's own.
+  EXPECT_NEAR(SumOverThreads(r, "wall_exclusive_ns"), inclusive, 0.001 * inclusive);
+}
+
+TEST(Scenario, PthreadsEachKeepTheirOwnData) {
+  const ScenarioRun run = RunApp("pthreads");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto& report = OnlyReport(run);
+  EXPECT_EQ(report.at("threads").size(), 8u);
+  const auto& work = Region(report, "work");
+  EXPECT_EQ(work.at("threads").size(), 8u);
+  EXPECT_EQ(SumOverThreads(work, "calls"), 800);
+  for (const auto& t : report.at("threads")) EXPECT_TRUE(t.at("exited_before_finalize"));
+  EXPECT_NE(run.err.find("· thread 7"), std::string::npos) << run.err;
+}
+
+TEST(Scenario, OpenMpThreadsAreFoldedAtFinalize) {
+  const ScenarioRun run = RunApp("openmp");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto& report = OnlyReport(run);
+  const auto& work = Region(report, "omp_work");
+  EXPECT_EQ(work.at("threads").size(), 4u);
+  EXPECT_EQ(SumOverThreads(work, "calls"), 200);
+}
+
+TEST(Scenario, AThreadThatExitsEarlyKeepsItsData) {
+  const ScenarioRun run = RunApp("thread_exit");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto& report = OnlyReport(run);
+  ASSERT_EQ(report.at("threads").size(), 2u);
+  EXPECT_TRUE(report.at("threads")[0].at("exited_before_finalize"));
+  EXPECT_FALSE(report.at("threads")[1].at("exited_before_finalize"));
+  EXPECT_GE(SumOverThreads(Region(report, "early_work"), "wall_inclusive_ns"), 3 * kMs);
+  const auto& open = Region(report, "left_open");
+  EXPECT_EQ(SumOverThreads(open, "unterminated"), 1);
+  EXPECT_GE(SumOverThreads(open, "wall_inclusive_ns"), 1 * kMs);
+  EXPECT_NE(run.err.find("thread exit"), std::string::npos) << run.err;
+}
+
+TEST(Scenario, MismatchedEndWarnsOncePerSiteAndKeepsGoodRegions) {
+  const ScenarioRun run = RunApp("mismatch");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto& report = OnlyReport(run);
+  const auto& a = Region(report, "a");
+  const auto& b = Region(report, "a/b");
+  EXPECT_EQ(SumOverThreads(a, "calls"), 10);
+  EXPECT_EQ(SumOverThreads(b, "closed_implicitly"), 10);
+  EXPECT_EQ(SumOverThreads(Region(report, "good"), "calls"), 1);
+  EXPECT_GE(SumOverThreads(a, "wall_inclusive_ns"), 10 * 0.2 * kMs);
+  int mismatch_warnings = 0;
+  int nothing_open = 0;
+  for (const auto& d : report.at("diagnostics")) {
+    const std::string m = d.at("message");
+    if (m.find("TD_REGION_END(\"a\")") != std::string::npos) {
+      ++mismatch_warnings;
+      EXPECT_NE(m.find("\"b\""), std::string::npos) << m;
+      EXPECT_NE(m.find("scenario_app.cc:"), std::string::npos) << m;
+    }
+    if (m.find("TD_REGION_END(\"zzz\")") != std::string::npos) ++nothing_open;
+  }
+  EXPECT_EQ(mismatch_warnings, 1);
+  EXPECT_EQ(nothing_open, 1);
+}
+
+TEST(Scenario, UnterminatedRegionsAreClosedAtFinalize) {
+  const ScenarioRun run = RunApp("unterminated");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto& r = Region(OnlyReport(run), "never_closed");
+  EXPECT_EQ(SumOverThreads(r, "unterminated"), 1);
+  EXPECT_GE(SumOverThreads(r, "wall_inclusive_ns"), 2 * kMs);
+  EXPECT_NE(run.err.find("unterminated ×1"), std::string::npos) << run.err;
+}
+
+TEST(Scenario, SleepingShowsWallTimeButNoCpuTime) {
+  const ScenarioRun run = RunApp("sleep50");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto& r = Region(OnlyReport(run), "sleep");
+  EXPECT_GE(SumOverThreads(r, "wall_inclusive_ns"), 50 * kMs);
+  EXPECT_LT(SumCounter(r, "task-clock"), 5 * kMs);
+  EXPECT_GE(SumCounter(r, "context-switches"), 1);
+}
+
+TEST(Scenario, FirstTouchOf64MiBCountsPageFaults) {
+  const ScenarioRun run = RunApp("pagefaults");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto& r = Region(OnlyReport(run), "first_touch");
+  EXPECT_GE(SumCounter(r, "page-faults"), 16000);
+  // 16,384 pages; sanitizers' shadow memory adds up to one more fault per page.
+  EXPECT_LT(SumCounter(r, "page-faults"), 40000);
+}
+
+TEST(Scenario, ForkedChildWritesOnlyItsOwnData) {
+  const ScenarioRun run = RunApp("fork");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_EQ(run.reports.size(), 2u) << run.err;
+  const long child_pid = std::stol(run.out.substr(run.out.find('=') + 1));
+  const auto& child = run.reports[0].at("program").at("pid") == child_pid ? run.reports[0]
+                                                                           : run.reports[1];
+  const auto& parent = &child == &run.reports[0] ? run.reports[1] : run.reports[0];
+  EXPECT_EQ(FindRegion(child, "before_fork"), nullptr) << "parent data written twice";
+  EXPECT_NE(FindRegion(child, "around_fork/child_work"), nullptr);
+  EXPECT_EQ(FindRegion(parent, "around_fork/child_work"), nullptr);
+  EXPECT_EQ(SumOverThreads(Region(parent, "before_fork"), "calls"), 1);
+  EXPECT_GE(SumOverThreads(Region(parent, "around_fork"), "wall_inclusive_ns"), 2 * kMs);
+}
+
+TEST(Scenario, MarkersAfterFinalizeAreIgnored) {
+  const ScenarioRun run = RunApp("after_finalize");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto& report = OnlyReport(run);
+  EXPECT_NE(FindRegion(report, "counted"), nullptr);
+  EXPECT_EQ(FindRegion(report, "ignored"), nullptr);
+  EXPECT_NE(run.out.find("active=0"), std::string::npos);
+}
+
+TEST(Scenario, DisabledWritesNothing) {
+  const ScenarioRun run = RunApp("nested", {"TD_DISABLE=1"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(run.reports.empty());
+  EXPECT_EQ(run.err, "");
+}
+
+TEST(Scenario, BadEnvironmentValueNamesTheVariableAndKeepsTheDefault) {
+  const ScenarioRun run = RunApp("nested", {"TD_DISABLE=maybe", "TD_BACKEND=magic"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("TD_DISABLE=\"maybe\""), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("accepted: 1, 0"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("TD_BACKEND=\"magic\""), std::string::npos) << run.err;
+  const auto& report = OnlyReport(run);  // default: enabled, perf backend
+  EXPECT_EQ(report.at("backend").at("name"), "perf_event");
+  EXPECT_GE(report.at("diagnostics").size(), 2u);
+}
+
+TEST(Scenario, NoHardwarePmuIsOneClearLineAndRecordedInJson) {
+  const ScenarioRun run = RunApp("nested");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto& hw = OnlyReport(run).at("backend").at("hardware_counters");
+  if (hw.at("available").get<bool>()) GTEST_SKIP() << "this machine has a hardware PMU";
+  EXPECT_FALSE(hw.at("reason").get<std::string>().empty());
+  EXPECT_NE(run.err.find("td: hardware counters unavailable: "), std::string::npos) << run.err;
+  // Nothing resembling a hardware figure is printed.
+  EXPECT_EQ(run.err.find("IPC"), std::string::npos);
+  EXPECT_EQ(run.err.find("cycles "), std::string::npos);
+}
+
+TEST(Scenario, SeccompBlockedPerfEventOpenStillMeasuresTime) {
+  const ScenarioRun run = RunApp("seccomp");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto& report = OnlyReport(run);
+  const auto& backend = report.at("backend");
+  EXPECT_FALSE(backend.at("software_counters").at("available"));
+  EXPECT_NE(backend.at("software_counters").at("reason").get<std::string>().find("EPERM"),
+            std::string::npos);
+  EXPECT_EQ(backend.at("measured"), "wall time and calls only");
+  const auto& leaf = Region(report, "outer/inner_a/leaf");
+  EXPECT_TRUE(leaf.at("threads")[0].at("counters").is_null()) << "not measured, never zero";
+  EXPECT_GE(SumOverThreads(leaf, "wall_inclusive_ns"), 5 * kMs);
+  EXPECT_NE(run.err.find("seccomp"), std::string::npos) << run.err;
+}
+
+TEST(Scenario, BackendNoneMeasuresTimeOnly) {
+  const ScenarioRun run = RunApp("nested", {"TD_BACKEND=none"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto& report = OnlyReport(run);
+  EXPECT_EQ(report.at("backend").at("name"), "none");
+  EXPECT_TRUE(report.at("events").empty());
+  EXPECT_GE(SumOverThreads(Region(report, "outer"), "wall_inclusive_ns"), 20 * kMs);
+}
+
+TEST(Scenario, ScopeEndsOnException) {
+  const ScenarioRun run = RunApp("scope");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto& report = OnlyReport(run);
+  const auto& throws = Region(report, "throws");
+  EXPECT_EQ(SumOverThreads(throws, "calls"), 1);
+  EXPECT_EQ(SumOverThreads(throws, "unterminated"), 0);
+  EXPECT_NE(FindRegion(report, "after"), nullptr) << "not nested inside 'throws'";
+}
+
+TEST(Scenario, DynamicNamesAreSeparateRegions) {
+  const ScenarioRun run = RunApp("dynamic");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto& report = OnlyReport(run);
+  for (const char* name : {"phase_0", "phase_1", "phase_2"}) {
+    EXPECT_EQ(SumOverThreads(Region(report, name), "calls"), 1) << name;
+  }
+}
+
+TEST(Scenario, UnwritableOutputDirectoryFallsBackAndSaysWhere) {
+  const std::string tmp = RunScenario(TD_SCENARIO_APP, "unterminated").dir;  // a writable dir
+  const ScenarioRun run =
+      RunApp("nested", {"TD_OUTPUT_DIR=/nonexistent/td-test", "TMPDIR=" + tmp});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("TD_OUTPUT_DIR=/nonexistent/td-test"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("writing " + tmp + "/td-"), std::string::npos) << run.err;
+}
+
+TEST(Scenario, TextReportGoesToTdOutputFile) {
+  const ScenarioRun run = RunApp("nested", {"TD_OUTPUT=report.txt"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string text = ReadFile(run.dir + "/report.txt");
+  EXPECT_NE(text.find("outer"), std::string::npos);
+  EXPECT_NE(text.find("├─ inner_a"), std::string::npos) << text;
+  EXPECT_EQ(run.err.find("├─ inner_a"), std::string::npos);
+}
+
+TEST(Scenario, JsonIsNeverWrittenThroughASymlink) {
+  // A first run tells us the file name pattern; the victim must stay intact.
+  const ScenarioRun first = RunApp("unterminated");
+  const std::string victim = first.dir + "/victim.txt";
+  { std::ofstream(victim) << "keep me"; }
+  // Every pid's name cannot be predicted, so plant links for a range of pids
+  // is not possible; instead check the writer's contract directly: O_NOFOLLOW
+  // on the temporary file and rename over the final name.
+  const std::string link = first.dir + "/td-link.json";
+  ASSERT_EQ(symlink(victim.c_str(), link.c_str()), 0);
+  const ScenarioRun run = RunApp("nested", {"TD_OUTPUT=" + link, "TD_JSON=0"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(ReadFile(victim), "keep me");
+  struct stat st {};
+  ASSERT_EQ(lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode)) << "the link was replaced by the report";
+  EXPECT_NE(ReadFile(link).find("outer"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace td::testing

@@ -1,0 +1,203 @@
+// Exact arithmetic of the region bookkeeping, with a counter we control.
+#include "runtime/regions/thread_state.h"
+
+#include <memory>
+
+#include "gtest/gtest.h"
+#include "runtime/core/diagnostics.h"
+#include "runtime/counters/perf_event_backend.h"
+#include "runtime/regions/merge_threads.h"
+
+namespace td {
+namespace {
+
+// One group of one event whose value the test sets before each marker.
+class ScriptedCounter final : public ThreadCounters {
+ public:
+  explicit ScriptedCounter(uint64_t* value) : value_(value) {}
+  bool Read(uint64_t* snapshot) override {
+    snapshot[0] = 1;
+    snapshot[1] = *value_ * 2;  // enabled
+    snapshot[2] = *value_;      // running: half the time, as if multiplexed
+    snapshot[3] = *value_;
+    return true;
+  }
+
+ private:
+  uint64_t* value_;
+};
+
+class ThreadStateTest : public ::testing::Test {
+ protected:
+  ThreadStateTest() {
+    EventInfo e;
+    e.name = "x";
+    layout_.AddGroup({e});
+    state_ = std::make_unique<ThreadState>(0, 1, std::make_unique<ScriptedCounter>(&value_),
+                                           layout_.words, "", &registry_);
+  }
+  void Begin(const char* name, uint64_t value) {
+    value_ = value;
+    state_->Begin(registry_.IdForName(name), Site(name));
+  }
+  void End(const char* name, uint64_t value) {
+    value_ = value;
+    state_->End(registry_.IdForName(name), Site(name));
+  }
+  td_site* Site(const char* name) {
+    sites_.push_back(std::make_unique<td_site>(td_site{name, "test.cc", 1, 0, 0}));
+    return sites_.back().get();
+  }
+  RunData Merge() {
+    RunData data;
+    data.layout = layout_;
+    MergeThreads({state_.get()}, registry_.AllNames(), &data);
+    return data;
+  }
+  static const Region& Find(const RunData& data, const std::string& path) {
+    for (const Region& r : data.regions) {
+      if (r.path == path) return r;
+    }
+    static Region none;
+    ADD_FAILURE() << "no region " << path;
+    return none;
+  }
+
+  uint64_t value_ = 0;
+  CounterLayout layout_;
+  RegionRegistry registry_;
+  std::vector<std::unique_ptr<td_site>> sites_;
+  std::unique_ptr<ThreadState> state_;
+};
+
+TEST_F(ThreadStateTest, InclusiveAndExclusiveCounts) {
+  Begin("a", 100);
+  Begin("b", 110);
+  End("b", 150);
+  Begin("b", 160);
+  End("b", 170);
+  End("a", 200);
+  const RunData data = Merge();
+  const Region& a = Find(data, "a");
+  const Region& b = Find(data, "a/b");
+  ASSERT_EQ(a.threads.size(), 1u);
+  EXPECT_EQ(a.threads[0].events[0].inclusive, 100u);
+  EXPECT_EQ(a.threads[0].events[0].exclusive, 50u);
+  EXPECT_EQ(b.threads[0].events[0].inclusive, 50u);
+  EXPECT_EQ(b.threads[0].events[0].exclusive, 50u);
+  EXPECT_EQ(b.threads[0].calls, 2u);
+  EXPECT_EQ(a.threads[0].groups[0].enabled_ns, 200u);
+  EXPECT_EQ(a.threads[0].groups[0].running_ns, 100u);
+}
+
+TEST_F(ThreadStateTest, DirectRecursionCountsInclusiveOnce) {
+  Begin("r", 0);
+  Begin("r", 10);
+  Begin("r", 20);
+  End("r", 30);
+  End("r", 40);
+  End("r", 50);
+  const RunData data = Merge();
+  ASSERT_EQ(data.regions.size(), 1u);
+  const RegionOnThread& r = data.regions[0].threads[0];
+  EXPECT_EQ(r.calls, 3u);
+  EXPECT_EQ(r.recursive_calls, 2u);
+  EXPECT_EQ(r.events[0].inclusive, 50u);
+  EXPECT_EQ(r.events[0].exclusive, 50u);
+}
+
+TEST_F(ThreadStateTest, IndirectRecursionSharesNodes) {
+  Begin("f", 0);
+  Begin("g", 10);
+  Begin("f", 20);  // recursive: same node as the outer f
+  End("f", 25);
+  End("g", 40);
+  End("f", 100);
+  const RunData data = Merge();
+  ASSERT_EQ(data.regions.size(), 2u);
+  const RegionOnThread& f = Find(data, "f").threads[0];
+  const RegionOnThread& g = Find(data, "f/g").threads[0];
+  EXPECT_EQ(f.events[0].inclusive, 100u);
+  EXPECT_EQ(f.events[0].exclusive, 70u + 5u);  // outer self 70, inner self 5
+  EXPECT_EQ(g.events[0].inclusive, 30u);
+  EXPECT_EQ(g.events[0].exclusive, 25u);
+}
+
+TEST_F(ThreadStateTest, EndOfAnOuterRegionClosesForgottenInnerOnes) {
+  Begin("outer", 0);
+  Begin("forgotten", 10);
+  End("outer", 50);
+  const RunData data = Merge();
+  const RegionOnThread& outer = Find(data, "outer").threads[0];
+  const RegionOnThread& inner = Find(data, "outer/forgotten").threads[0];
+  EXPECT_EQ(outer.events[0].inclusive, 50u);
+  EXPECT_EQ(inner.events[0].inclusive, 40u);
+  EXPECT_EQ(inner.closed_implicitly, 1u);
+  EXPECT_EQ(state_->open_depth(), 0u);
+}
+
+TEST_F(ThreadStateTest, EndOfARegionNotOpenIsIgnored) {
+  ClearDiagnostics();
+  Begin("open", 0);
+  End("other", 5);
+  End("open", 9);
+  const RunData data = Merge();
+  EXPECT_EQ(Find(data, "open").threads[0].events[0].inclusive, 9u);
+  const auto diagnostics = AllDiagnostics();
+  ASSERT_EQ(diagnostics.size(), 1u);
+  EXPECT_NE(diagnostics[0].message.find("\"other\""), std::string::npos);
+  EXPECT_NE(diagnostics[0].message.find("\"open\""), std::string::npos);
+}
+
+TEST_F(ThreadStateTest, CloseOpenRegionsMarksThemUnterminated) {
+  Begin("a", 0);
+  Begin("b", 5);
+  value_ = 20;
+  state_->CloseOpenRegions("finalize");
+  const RunData data = Merge();
+  EXPECT_EQ(Find(data, "a").threads[0].unterminated, 1u);
+  EXPECT_EQ(Find(data, "a/b").threads[0].unterminated, 1u);
+  EXPECT_EQ(Find(data, "a").threads[0].events[0].inclusive, 20u);
+}
+
+TEST_F(ThreadStateTest, DeepNestingGrowsTheStack) {
+  for (int i = 0; i < 100; ++i) Begin(("level" + std::to_string(i)).c_str(), i);
+  for (int i = 99; i >= 0; --i) End(("level" + std::to_string(i)).c_str(), 200 - i);
+  const RunData data = Merge();
+  EXPECT_EQ(data.regions.size(), 100u);
+  EXPECT_EQ(data.regions[0].threads[0].events[0].inclusive, 200u);
+  EXPECT_EQ(data.regions[99].threads[0].events[0].inclusive, 200u - 99u - 99u);
+}
+
+TEST_F(ThreadStateTest, RestartAfterForkForgetsTotalsButKeepsOpenRegions) {
+  Begin("done", 0);
+  End("done", 10);
+  Begin("open", 10);
+  uint64_t child_value = 1000;
+  state_->RestartAfterFork(std::make_unique<ScriptedCounter>(&child_value), layout_.words, "");
+  child_value = 1007;
+  state_->End(registry_.IdForName("open"), Site("open"));
+  const RunData data = Merge();
+  ASSERT_EQ(data.regions.size(), 1u);
+  EXPECT_EQ(data.regions[0].path, "open");
+  EXPECT_EQ(data.regions[0].threads[0].events[0].inclusive, 7u);
+}
+
+TEST(ThreadStateWithoutCounters, RecordsTimeAndCallsOnly) {
+  RegionRegistry registry;
+  ThreadState state(3, 42, nullptr, 0, "no counters here", &registry);
+  td_site site{"t", "test.cc", 1, 0, 0};
+  state.Begin(registry.IdForSite(&site), &site);
+  state.End(registry.IdForSite(&site), &site);
+  RunData data;
+  data.layout = SoftwareLayout();
+  MergeThreads({&state}, registry.AllNames(), &data);
+  ASSERT_EQ(data.regions.size(), 1u);
+  EXPECT_TRUE(data.regions[0].threads[0].events.empty());
+  EXPECT_FALSE(data.threads[0].counters_measured);
+  EXPECT_EQ(data.threads[0].counters_error, "no counters here");
+  EXPECT_EQ(data.threads[0].tid, 42);
+}
+
+}  // namespace
+}  // namespace td
