@@ -13,11 +13,13 @@ namespace {
 void BM_MarkerPairDisabled(benchmark::State& state) {
   // Same check as TD_DISABLE=1: the runtime is off, markers return at once.
   const int saved = td::g_runtime_state.exchange(static_cast<int>(td::RuntimeState::kOff));
+  td_markers_off = 1;
   for (auto _ : state) {
     TD_REGION_BEGIN("disabled");
     TD_REGION_END("disabled");
     benchmark::ClobberMemory();
   }
+  td_markers_off = saved == static_cast<int>(td::RuntimeState::kOff);
   td::g_runtime_state.store(saved);
 }
 BENCHMARK(BM_MarkerPairDisabled);

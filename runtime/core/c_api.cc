@@ -4,16 +4,22 @@
 #include "td/td.h"
 
 using td::Runtime;
-using td::RuntimeRunning;
 using td::ThreadState;
 
 namespace {
 
+// The whole fast path: one relaxed load, one thread-local load, two compares.
+// Disabled or finalized returns at the first compare; a first call on the
+// process or thread goes through the slow path once.
 inline ThreadState* RecordingThread() {
-  if (__builtin_expect(!RuntimeRunning(), 0)) {
-    if (!Runtime::Get().EnsureStarted()) return nullptr;
+  const int state = td::g_runtime_state.load(std::memory_order_relaxed);
+  ThreadState* thread = td::t_thread_state;
+  if (__builtin_expect(state == static_cast<int>(td::RuntimeState::kRunning) && thread != nullptr,
+                       1)) {
+    return thread;
   }
-  return Runtime::Get().ThisThread();
+  if (state == static_cast<int>(td::RuntimeState::kOff)) return nullptr;
+  return Runtime::Get().ThisThreadSlow();
 }
 
 // Dynamic names get a per-name site so that warnings still say where.
@@ -26,13 +32,13 @@ extern "C" {
 void td_region_begin(td_site* site) {
   ThreadState* thread = RecordingThread();
   if (thread == nullptr) return;
-  thread->Begin(Runtime::Get().regions().IdForSite(site), site);
+  thread->Begin(thread->registry().IdForSite(site), site);
 }
 
 void td_region_end(td_site* site) {
   ThreadState* thread = RecordingThread();
   if (thread == nullptr) return;
-  thread->End(Runtime::Get().regions().IdForSite(site), site);
+  thread->End(thread->registry().IdForSite(site), site);
 }
 
 void td_region_begin_name(const char* name) {
@@ -53,6 +59,6 @@ void td_init(void) { Runtime::Get().EnsureStarted(); }
 
 void td_finalize(void) { Runtime::Get().Finalize(); }
 
-int td_is_active(void) { return RuntimeRunning() ? 1 : 0; }
+int td_is_active(void) { return td::RuntimeRunning() ? 1 : 0; }
 
 }  // extern "C"

@@ -27,10 +27,17 @@
 namespace td {
 
 std::atomic<int> g_runtime_state{static_cast<int>(RuntimeState::kUninitialized)};
+}  // namespace td
+
+extern "C" {
+int td_markers_off = 0;
+}
+
+namespace td {
+thread_local ThreadState* t_thread_state __attribute__((tls_model("initial-exec"))) = nullptr;
 
 namespace {
 
-thread_local ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
 pthread_key_t g_exit_key;
 
 int64_t UnixNowNs() {
@@ -41,6 +48,7 @@ int64_t UnixNowNs() {
 
 void SetState(RuntimeState state) {
   g_runtime_state.store(static_cast<int>(state), std::memory_order_release);
+  __atomic_store_n(&td_markers_off, state == RuntimeState::kOff ? 1 : 0, __ATOMIC_RELAXED);
 }
 RuntimeState LoadState() {
   return static_cast<RuntimeState>(g_runtime_state.load(std::memory_order_acquire));
@@ -105,10 +113,10 @@ void Runtime::Start() {
   SetState(RuntimeState::kRunning);
 }
 
-ThreadState* Runtime::ThisThread() {
-  ThreadState* state = t_state;
-  if (__builtin_expect(state != nullptr, 1)) return state;
-  return AttachThisThread();
+ThreadState* Runtime::ThisThreadSlow() {
+  if (!EnsureStarted()) return nullptr;
+  ThreadState* state = t_thread_state;
+  return state != nullptr ? state : AttachThisThread();
 }
 
 ThreadState* Runtime::AttachThisThread() {
@@ -133,16 +141,16 @@ ThreadState* Runtime::AttachThisThread() {
   }
   threads_.push_back(std::make_unique<ThreadState>(index, tid, std::move(counters),
                                                    backend_->layout().words, error, &regions_));
-  t_state = threads_.back().get();
-  pthread_setspecific(g_exit_key, t_state);
-  return t_state;
+  t_thread_state = threads_.back().get();
+  pthread_setspecific(g_exit_key, t_thread_state);
+  return t_thread_state;
 }
 
 void Runtime::OnThreadExit(void* state) {
   Runtime& runtime = Get();
   std::lock_guard<std::mutex> lock(runtime.threads_mu_);
   if (LoadState() == RuntimeState::kRunning) static_cast<ThreadState*>(state)->Retire();
-  t_state = nullptr;
+  t_thread_state = nullptr;
 }
 
 void Runtime::BeforeFork() {
@@ -171,7 +179,7 @@ void Runtime::AfterForkInChild() {
   // the child keeps only what happens from now on, with counters of its own.
   std::unique_ptr<ThreadState> self;
   for (auto& thread : runtime.threads_) {
-    if (thread.get() == t_state) self = std::move(thread);
+    if (thread.get() == t_thread_state) self = std::move(thread);
   }
   runtime.threads_.clear();
   ClearDiagnostics();
@@ -193,11 +201,14 @@ void Runtime::AfterForkInChild() {
 
 void Runtime::Finalize() {
   int expected = static_cast<int>(RuntimeState::kRunning);
-  if (!g_runtime_state.compare_exchange_strong(expected, static_cast<int>(RuntimeState::kOff))) {
+  const bool was_running =
+      g_runtime_state.compare_exchange_strong(expected, static_cast<int>(RuntimeState::kOff));
+  if (!was_running) {
     expected = static_cast<int>(RuntimeState::kUninitialized);
     g_runtime_state.compare_exchange_strong(expected, static_cast<int>(RuntimeState::kOff));
-    return;  // never started, disabled, or already finalized
   }
+  __atomic_store_n(&td_markers_off, 1, __ATOMIC_RELAXED);
+  if (!was_running) return;  // never started, disabled, or already finalized
   RunData data;
   {
     std::lock_guard<std::mutex> lock(threads_mu_);

@@ -22,6 +22,9 @@ enum class RuntimeState : int { kUninitialized = 0, kRunning = 1, kOff = 2 };
 // load is the whole cost of a marker when td is disabled.
 extern std::atomic<int> g_runtime_state;
 
+// The calling thread's state once it has used a marker, else null.
+extern thread_local ThreadState* t_thread_state __attribute__((tls_model("initial-exec")));
+
 inline bool RuntimeRunning() {
   return g_runtime_state.load(std::memory_order_relaxed) ==
          static_cast<int>(RuntimeState::kRunning);
@@ -36,8 +39,9 @@ class Runtime {
   void Finalize();
 
   RegionRegistry& regions() { return regions_; }
-  // The calling thread's state, created on its first marker (null if td is off).
-  ThreadState* ThisThread();
+  // Starts the runtime if needed and returns the calling thread's state,
+  // creating it on first use; null when td is off. The markers' slow path.
+  ThreadState* ThisThreadSlow();
 
  private:
   Runtime() = default;

@@ -38,25 +38,33 @@ class PerfThreadCounters final : public ThreadCounters {
  public:
   PerfThreadCounters(const CounterLayout& layout, std::vector<int> leader_fds,
                      std::vector<int> all_fds)
-      : layout_(layout), leader_fds_(std::move(leader_fds)), all_fds_(std::move(all_fds)) {}
+      : all_fds_(std::move(all_fds)) {
+    for (size_t g = 0; g < leader_fds.size(); ++g) {
+      const GroupInfo& group = layout.groups[g];
+      reads_.push_back({leader_fds[g], group.word_offset,
+                        (CounterLayout::kHeaderWords + group.num_events) * sizeof(uint64_t)});
+    }
+  }
   ~PerfThreadCounters() override {
     for (int fd : all_fds_) close(fd);
   }
 
+  // One read() per group, straight into the snapshot.
   bool Read(uint64_t* snapshot) override {
     bool ok = true;
-    for (size_t g = 0; g < leader_fds_.size(); ++g) {
-      const GroupInfo& group = layout_.groups[g];
-      const size_t bytes = (CounterLayout::kHeaderWords + group.num_events) * sizeof(uint64_t);
-      const ssize_t got = read(leader_fds_[g], snapshot + group.word_offset, bytes);
-      ok &= got == static_cast<ssize_t>(bytes);
+    for (const GroupRead& r : reads_) {
+      ok &= read(r.fd, snapshot + r.word_offset, r.bytes) == static_cast<ssize_t>(r.bytes);
     }
     return ok;
   }
 
  private:
-  const CounterLayout& layout_;
-  std::vector<int> leader_fds_;
+  struct GroupRead {
+    int fd;
+    size_t word_offset;
+    size_t bytes;
+  };
+  std::vector<GroupRead> reads_;
   std::vector<int> all_fds_;
 };
 

@@ -24,7 +24,7 @@ void ThreadState::ResetStorage(size_t words) {
   nodes_.assign(1, NodeStats{});  // node 0: the thread itself
   node_words_.assign(2 * words_, 0);
   frames_.resize(kInitialDepth);
-  frame_words_.assign(kInitialDepth * 2 * words_, 0);
+  frame_words_.assign(kInitialDepth * words_, 0);
   scratch_.assign(words_, 0);
 }
 
@@ -34,7 +34,7 @@ void ThreadState::Grow(uint32_t region) {
   }
   if (depth_ == frames_.size()) {
     frames_.resize(2 * frames_.size());
-    frame_words_.resize(frames_.size() * 2 * words_, 0);
+    frame_words_.resize(frames_.size() * words_, 0);
   }
 }
 
@@ -84,41 +84,46 @@ void ThreadState::Begin(uint32_t region, const td_site* site) {
   ++stats.calls;
   stats.recursive_calls += recursive;
 
-  Frame& frame = frames_[depth_];
-  frame.node = node;
-  frame.region = region;
-  frame.site = site;
-  frame.recursive = recursive;
-  frame.child_wall_ns = 0;
-  if (words_ != 0) std::memset(FrameChildSums(depth_), 0, words_ * sizeof(uint64_t));
   const size_t depth = depth_++;
+  Frame& frame = frames_[depth];
+  frame.node = node;
+  frame.parent_node = parent;
+  frame.region = region;
+  frame.keep_inclusive = recursive ? 0 : ~uint64_t{0};
+  frame.site = site;
   frame.start_ns = MonotonicNs();
   ReadCounters(FrameStart(depth));
 }
 
-void ThreadState::CloseTop(int64_t now, const uint64_t* end) {
-  const size_t d = depth_ - 1;
+// Snapshots are a handful of words: GCC's vectorised loop spends more on its
+// run-time alias checks than the scalar loop spends in total (callgrind: 187
+// against the figures in docs/performance.md).
+__attribute__((optimize("no-tree-vectorize")))
+void ThreadState::CloseTop(int64_t now, const uint64_t* __restrict end) {
+  const size_t d = --depth_;
   const Frame& frame = frames_[d];
   NodeStats& stats = nodes_[frame.node];
   const int64_t wall = now - frame.start_ns;
-  stats.wall_exclusive_ns += wall - frame.child_wall_ns;
-  if (!frame.recursive) stats.wall_inclusive_ns += wall;
+  stats.wall_inclusive_ns += wall & static_cast<int64_t>(frame.keep_inclusive);
+  // Exclusive = own delta minus the children's: add here, take from the parent.
+  stats.wall_exclusive_ns += wall;
+  nodes_[frame.parent_node].wall_exclusive_ns -= wall;
 
-  const uint64_t* start = FrameStart(d);
-  const uint64_t* children = FrameChildSums(d);
+  // Locals, because stores through uint64_t* could alias the size_t members
+  // and would otherwise force a reload of each on every iteration.
+  const size_t words = words_;
+  const uint64_t keep = frame.keep_inclusive;
+  const uint64_t* __restrict start = FrameStart(d);
   uint64_t* inclusive = NodeInclusive(frame.node);
   uint64_t* exclusive = NodeExclusive(frame.node);
-  uint64_t* parent_children = d != 0 ? FrameChildSums(d - 1) : nullptr;
-  const uint64_t keep_inclusive = frame.recursive ? 0 : 1;
-  for (size_t i = 0; i < words_; ++i) {
-    const uint64_t delta = end[i] - start[i];
-    inclusive[i] += keep_inclusive * delta;
-    exclusive[i] += delta - children[i];
-    if (parent_children != nullptr) parent_children[i] += delta;
-  }
-  if (d != 0) frames_[d - 1].child_wall_ns += wall;
+  uint64_t* parent_exclusive = NodeExclusive(frame.parent_node);
   --open_count_[frame.region];
-  depth_ = d;
+  for (size_t i = 0; i < words; ++i) {
+    const uint64_t delta = end[i] - start[i];
+    inclusive[i] += delta & keep;
+    exclusive[i] += delta;
+    parent_exclusive[i] -= delta;
+  }
 }
 
 void ThreadState::End(uint32_t region, const td_site* site) {

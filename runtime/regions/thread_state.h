@@ -38,7 +38,9 @@ struct NodeStats {
   uint64_t unterminated = 0;       // still open at thread exit or finalize
   uint64_t closed_implicitly = 0;  // closed by the END of an enclosing region
   int64_t wall_inclusive_ns = 0;   // outermost activations only
-  int64_t wall_exclusive_ns = 0;   // minus time in child regions
+  // Minus time in child regions. Each END adds its time here and subtracts it
+  // from the enclosing node, so the value is final only once nothing is open.
+  int64_t wall_exclusive_ns = 0;
 };
 
 class ThreadState {
@@ -60,6 +62,7 @@ class ThreadState {
   void RestartAfterFork(std::unique_ptr<ThreadCounters> counters, size_t words,
                         std::string counters_error);
 
+  RegionRegistry& registry() { return *registry_; }
   uint32_t index() const { return index_; }
   int64_t tid() const { return tid_; }
   bool retired() const { return retired_; }
@@ -80,15 +83,14 @@ class ThreadState {
  private:
   struct Frame {
     uint32_t node;
+    uint32_t parent_node;  // node of the enclosing frame; 0 (the thread) at top level
     uint32_t region;
+    uint64_t keep_inclusive;  // all ones, or 0 for a recursive activation
     const td_site* site;
-    bool recursive;
     int64_t start_ns;
-    int64_t child_wall_ns;
   };
 
-  uint64_t* FrameStart(size_t depth) { return frame_words_.data() + depth * 2 * words_; }
-  uint64_t* FrameChildSums(size_t depth) { return FrameStart(depth) + words_; }
+  uint64_t* FrameStart(size_t depth) { return frame_words_.data() + depth * words_; }
   uint64_t* NodeInclusive(uint32_t node) { return node_words_.data() + node * 2 * words_; }
   uint64_t* NodeExclusive(uint32_t node) { return NodeInclusive(node) + words_; }
 
@@ -114,7 +116,7 @@ class ThreadState {
   std::vector<NodeStats> nodes_;
   std::vector<uint64_t> node_words_;   // per node: inclusive words, then exclusive words
   std::vector<Frame> frames_;
-  std::vector<uint64_t> frame_words_;  // per depth: start snapshot, then children's deltas
+  std::vector<uint64_t> frame_words_;  // per depth: the snapshot taken at BEGIN
   size_t depth_ = 0;
   std::vector<uint32_t> open_count_;   // per region id: activations open now
   std::vector<uint64_t> scratch_;      // END's snapshot

@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -27,10 +28,19 @@ namespace {
 
 volatile double g_sink = 0;
 
+int64_t ThreadCpuNs() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// Burns `duration` of this thread's CPU time (not wall time), so that the
+// thread really ran that long however loaded the machine is; wall time is
+// then at least as long.
 void Spin(std::chrono::microseconds duration) {
-  const auto end = std::chrono::steady_clock::now() + duration;
+  const int64_t end = ThreadCpuNs() + duration.count() * 1000;
   double x = 1.0;
-  while (std::chrono::steady_clock::now() < end) {
+  while (ThreadCpuNs() < end) {
     for (int i = 0; i < 1000; ++i) x = x * 1.0000001 + 1e-9;
   }
   g_sink = x;

@@ -15,8 +15,12 @@ namespace td {
 // region can only end where it began.
 class ScopedRegion {
  public:
-  explicit ScopedRegion(td_site* site) noexcept : site_(site) { td_region_begin(site_); }
-  ~ScopedRegion() { td_region_end(site_); }
+  explicit ScopedRegion(td_site* site) noexcept : site_(site) {
+    if (TD_MARKERS_ON_()) td_region_begin(site_);
+  }
+  ~ScopedRegion() {
+    if (TD_MARKERS_ON_()) td_region_end(site_);
+  }
   ScopedRegion(const ScopedRegion&) = delete;
   ScopedRegion& operator=(const ScopedRegion&) = delete;
 
