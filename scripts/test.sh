@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# The whole test suite: plain build, ASan+UBSan build, and the threading
-# tests under TSan. Usage: scripts/test.sh [plain|asan|tsan ...] (default all)
+# The whole test suite: plain build, ASan+UBSan build, the threading tests
+# under TSan, and a short libFuzzer run of the formula parser and definition
+# loader. Usage: scripts/test.sh [plain|asan|tsan|fuzz ...] (default all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 jobs=$(nproc)
 modes=("$@")
-[ ${#modes[@]} -eq 0 ] && modes=(plain asan tsan)
+[ ${#modes[@]} -eq 0 ] && modes=(plain asan tsan fuzz)
 
 run_suite() {  # name, cmake args, ctest args
   local name=$1 cmake_args=$2 ctest_args=$3
@@ -30,6 +31,21 @@ for mode in "${modes[@]}"; do
       TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
         run_suite tsan "-DCMAKE_BUILD_TYPE=Debug -DTD_SANITIZE=thread -DTD_BUILD_BENCHMARKS=OFF -DTD_BUILD_SAMPLES=OFF" \
         "-L scenario|unit -E OpenMp" ;;
-    *) echo "unknown mode $mode (plain, asan, tsan)" >&2; exit 2 ;;
+    fuzz)
+      # libFuzzer needs clang; each target runs briefly from its seed corpus.
+      echo "== fuzz build =="
+      CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+        -DTD_SANITIZE=fuzzer-no-link,address,undefined -DTD_BUILD_FUZZERS=ON \
+        -DTD_BUILD_TESTS=OFF -DTD_BUILD_SAMPLES=OFF -DTD_BUILD_BENCHMARKS=OFF >/dev/null
+      cmake --build build-fuzz -j "$jobs" --target td_expression_fuzzer td_definitions_fuzzer
+      for target in expression definitions; do
+        echo "== fuzz $target (${TD_FUZZ_SECONDS:-20} s) =="
+        corpus=$(mktemp -d)
+        cp tests/fuzz/corpus/$target/* "$corpus"/
+        ./build-fuzz/tests/fuzz/td_${target}_fuzzer -max_total_time="${TD_FUZZ_SECONDS:-20}" \
+          -max_len=4096 "$corpus" 2>&1 | tail -n 1
+        rm -rf "$corpus"
+      done ;;
+    *) echo "unknown mode $mode (plain, asan, tsan, fuzz)" >&2; exit 2 ;;
   esac
 done

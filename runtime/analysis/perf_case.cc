@@ -1,0 +1,233 @@
+#include "runtime/analysis/perf_case.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "runtime/analysis/event_names.h"
+#include "runtime/analysis/metric_evaluator.h"
+
+namespace td {
+
+using nlohmann::json;
+
+namespace {
+
+std::string StringOrEmpty(const json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
+constexpr char kRatePrefix[] = "Event_Rate_Per_Sec[";
+
+// perf 5.10–6.2 Ice Lake+ formulas (F1) had no correction terms.
+bool FamilyUsesCorrections(const std::string& family) { return family != "F1"; }
+
+class GroupedCounts {
+ public:
+  GroupedCounts(const std::vector<PrintedCount>& counts, int group, std::string pmu)
+      : counts_(counts), group_(group), pmu_(std::move(pmu)) {}
+
+  std::optional<double> Find(const std::vector<std::string>& spellings, std::string* error) const {
+    // Nearest copies first: the metric's group and pmu, its group, its pmu, anywhere.
+    for (int level = 0; level < 4; ++level) {
+      std::vector<std::pair<int, double>> found;  // (spelling rank, value)
+      for (const PrintedCount& c : counts_) {
+        if (!c.value) continue;
+        const auto at = std::find(spellings.begin(), spellings.end(), c.event);
+        if (at == spellings.end()) continue;
+        const bool same_group = c.group == group_;
+        const bool same_pmu = c.pmu == pmu_;
+        const bool ok = level == 0 ? (same_group && same_pmu)
+                        : level == 1 ? same_group
+                        : level == 2 ? same_pmu
+                                     : true;
+        if (ok) found.emplace_back(static_cast<int>(at - spellings.begin()), *c.value);
+      }
+      if (found.empty()) continue;
+      // Prefer the formula's own spelling over aliases.
+      const int best = std::min_element(found.begin(), found.end())->first;
+      std::set<double> values;
+      for (const auto& [rank, value] : found) {
+        if (rank == best) values.insert(value);
+      }
+      if (values.size() == 1) return *values.begin();
+      *error = absl::StrFormat("%d different copies of %s%s; cannot tell which one the metric used",
+                               values.size(), spellings[0],
+                               level <= 1 ? absl::StrFormat(" in group %d", group_) : "");
+      return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  const std::vector<PrintedCount>& counts_;
+  int group_;
+  std::string pmu_;
+};
+
+MetricAnswer Answer(const PerfCase& c, const WantedMetric& wanted,
+                    const DefinitionLibrary& library) {
+  MetricAnswer answer;
+  answer.wanted = wanted;
+  const std::string uarch = UarchForPmu(c.uarch, wanted.pmu);
+  auto set = library.ForUarch(uarch);
+  if (!set.ok()) {
+    answer.why_not = std::string(set.status().message());
+    return answer;
+  }
+  GroupedCounts counts(c.counts, wanted.group, wanted.pmu);
+  EvaluationOptions options;
+  options.use_optional_terms = FamilyUsesCorrections(c.formula_family);
+  MetricEvaluator evaluator(*set, [&counts](const std::vector<std::string>& s, std::string* e) {
+    return counts.Find(s, e);
+  }, options);
+
+  std::string metric = wanted.metric;
+  Value v;
+  if (metric.rfind(kRatePrefix, 0) == 0 && metric.back() == ']') {
+    // perf's "/sec" column: the count over task-clock seconds.
+    const std::string event = metric.substr(sizeof(kRatePrefix) - 1, metric.size() - sizeof(kRatePrefix));
+    const Value count = evaluator.Evaluate(event);
+    const Value task_clock_ms = evaluator.Evaluate("task-clock");
+    if (!count.measured) {
+      v = count;
+    } else if (!task_clock_ms.measured) {
+      v = task_clock_ms;
+    } else {
+      v = Value::Of(task_clock_ms.number == 0 ? 0 : count.number / (task_clock_ms.number / 1000));
+    }
+  } else if (set->FindNode(metric) == nullptr) {
+    answer.why_not = absl::StrFormat("no node \"%s\" for %s", metric, uarch);
+    return answer;
+  } else {
+    v = evaluator.Evaluate(metric);
+  }
+  answer.notes = evaluator.notes();
+  if (!evaluator.errors().empty()) {
+    answer.why_not = evaluator.errors().front();
+    return answer;
+  }
+  if (!v.measured) {
+    answer.why_not = v.missing + " was not measured";
+    return answer;
+  }
+  answer.value = v.number;
+  return answer;
+}
+
+}  // namespace
+
+std::string UarchForPmu(const std::string& uarch, const std::string& pmu) {
+  if (uarch == "adl" || uarch == "adl_hybrid") {
+    return pmu == "cpu_atom" ? "adl_grt" : "adl_glc";
+  }
+  return uarch;
+}
+
+absl::StatusOr<PerfCase> ParsePerfCase(const json& j) {
+  if (!j.is_object()) return absl::InvalidArgumentError("case: not a JSON object");
+  PerfCase c;
+  c.id = StringOrEmpty(j, "id");
+  c.uarch = StringOrEmpty(j, "uarch");
+  c.formula_family = StringOrEmpty(j, "formula_family");
+  if (c.uarch.empty()) return absl::InvalidArgumentError("case: missing \"uarch\"");
+  if (!j.contains("counts") || !j["counts"].is_array()) {
+    return absl::InvalidArgumentError("case: missing \"counts\" list");
+  }
+  for (size_t i = 0; i < j["counts"].size(); ++i) {
+    const json& x = j["counts"][i];
+    PrintedCount count;
+    count.printed = StringOrEmpty(x, "event");
+    if (count.printed.empty()) {
+      return absl::InvalidArgumentError(absl::StrFormat("case: counts[%d] has no \"event\"", i));
+    }
+    count.event = NormalizeEventName(count.printed);
+    if (x.contains("value") && x["value"].is_number()) count.value = x["value"].get<double>();
+    count.group = x.value("group", 0);
+    count.pmu = StringOrEmpty(x, "pmu");
+    c.counts.push_back(std::move(count));
+  }
+  const json expected = j.value("expected", json::array());
+  for (const json& e : expected) {
+    WantedMetric w;
+    w.metric = StringOrEmpty(e, "metric");
+    w.group = e.value("group", 0);
+    w.pmu = StringOrEmpty(e, "pmu");
+    if (e.contains("value") && e["value"].is_number()) w.expected = e["value"].get<double>();
+    w.tolerance = e.value("abs_tolerance", 0.0);
+    w.reproducible = e.value("reproduced_by_reference_formula", true);
+    c.wanted.push_back(std::move(w));
+  }
+  return c;
+}
+
+absl::StatusOr<std::vector<MetricAnswer>> Recompute(const PerfCase& c,
+                                                    const DefinitionLibrary& library) {
+  std::vector<WantedMetric> wanted = c.wanted;
+  if (wanted.empty()) {
+    // No list given: every node of every pmu present, from all counts.
+    std::set<std::string> pmus;
+    for (const auto& count : c.counts) {
+      if (count.pmu != "software" && count.pmu != "") pmus.insert(count.pmu);
+    }
+    if (pmus.empty()) pmus.insert("");
+    for (const std::string& pmu : pmus) {
+      auto set = library.ForUarch(UarchForPmu(c.uarch, pmu));
+      if (!set.ok()) return set.status();
+      for (const auto& node : set->nodes) {
+        WantedMetric w;
+        w.metric = node.name;
+        w.group = -1;  // no group of its own: a single copy anywhere
+        w.pmu = pmu;
+        wanted.push_back(w);
+      }
+    }
+  }
+  std::vector<MetricAnswer> answers;
+  for (const WantedMetric& w : wanted) answers.push_back(Answer(c, w, library));
+  return answers;
+}
+
+absl::StatusOr<PerfCase> ParsePerfStatCsv(const std::string& text, const std::string& uarch) {
+  PerfCase c;
+  c.id = "perf-stat-csv";
+  c.uarch = uarch;
+  c.formula_family = "";
+  std::istringstream lines(text);
+  std::string line;
+  int line_number = 0;
+  while (std::getline(lines, line)) {
+    ++line_number;
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> fields = absl::StrSplit(line, ',');
+    if (fields.size() < 3) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "perf stat CSV line %d: expected value,unit,event,…; got \"%s\"", line_number, line));
+    }
+    PrintedCount count;
+    count.printed = fields[2];
+    count.event = NormalizeEventName(fields[2]);
+    std::string pmu;
+    if (const size_t slash = fields[2].find('/'); slash != std::string::npos) {
+      pmu = fields[2].substr(0, slash);
+    }
+    count.pmu = pmu;
+    double value = 0;
+    if (absl::SimpleAtod(fields[0], &value)) count.value = value;  // "<not counted>" stays empty
+    // perf's CSV does not say which events were grouped: all are read as one
+    // group, so each metric takes the single copy of every event it needs.
+    count.group = 0;
+    c.counts.push_back(std::move(count));
+  }
+  if (c.counts.empty()) return absl::InvalidArgumentError("perf stat CSV: no counts found");
+  return c;
+}
+
+}  // namespace td

@@ -1,0 +1,66 @@
+// Counts printed by perf stat (or LIKWID) on some machine, and the metrics
+// td computes from them: the "case" format of docs/recompute.md.
+#ifndef TD_RUNTIME_ANALYSIS_PERF_CASE_H_
+#define TD_RUNTIME_ANALYSIS_PERF_CASE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "runtime/uarch/definitions.h"
+
+namespace td {
+
+struct PrintedCount {
+  std::string event;   // normalized
+  std::string printed; // as printed
+  std::optional<double> value;  // nullopt: <not counted>
+  int group = 0;
+  std::string pmu;     // "" when unknown
+};
+
+struct WantedMetric {
+  std::string metric;  // canonical node name, or Event_Rate_Per_Sec[event]
+  int group = 0;
+  std::string pmu;
+  // Filled from an expected value when the case has one.
+  std::optional<double> expected;
+  double tolerance = 0;
+  bool reproducible = true;
+};
+
+struct PerfCase {
+  std::string id;
+  std::string uarch;
+  std::string formula_family;  // F1 … F6, other, LIKWID; "" when unknown
+  std::vector<PrintedCount> counts;
+  std::vector<WantedMetric> wanted;  // empty: compute every node
+};
+
+struct MetricAnswer {
+  WantedMetric wanted;
+  std::optional<double> value;  // nullopt: could not be computed
+  std::string why_not;
+  std::vector<std::string> notes;
+};
+
+absl::StatusOr<PerfCase> ParsePerfCase(const nlohmann::json& j);
+
+// The uarch whose definitions apply to counts of `pmu` ("adl": cpu_core ->
+// adl_glc, cpu_atom -> adl_grt).
+std::string UarchForPmu(const std::string& uarch, const std::string& pmu);
+
+// Evaluates each wanted metric with the counts of its own group, falling back
+// to a single copy elsewhere (same group and pmu, same group, same pmu,
+// anywhere; several different values left is an error).
+absl::StatusOr<std::vector<MetricAnswer>> Recompute(const PerfCase& c,
+                                                    const DefinitionLibrary& library);
+
+// "perf stat -x," output (CSV: value,unit,event,run-time,percentage,...).
+absl::StatusOr<PerfCase> ParsePerfStatCsv(const std::string& text, const std::string& uarch);
+
+}  // namespace td
+
+#endif  // TD_RUNTIME_ANALYSIS_PERF_CASE_H_

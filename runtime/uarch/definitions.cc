@@ -1,0 +1,296 @@
+#include "runtime/uarch/definitions.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "nlohmann/json.hpp"
+#include "runtime/analysis/event_names.h"
+
+namespace td {
+
+using nlohmann::json;
+
+std::string FormulaDefinition::Parent() const {
+  const size_t dot = name.rfind('.');
+  return level <= 1 || dot == std::string::npos ? "" : name.substr(0, dot);
+}
+
+const FormulaDefinition* MetricSet::FindNode(const std::string& name) const {
+  for (const auto& n : nodes) {
+    if (n.name == name) return &n;
+  }
+  return nullptr;
+}
+
+const FormulaDefinition* MetricSet::FindAuxiliary(const std::string& name) const {
+  for (const auto& a : auxiliaries) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+const EventDefinition* MetricSet::FindEvent(const std::string& name) const {
+  const std::string wanted = NormalizeEventName(name);
+  for (const auto& e : events) {
+    if (std::find(e.spellings.begin(), e.spellings.end(), wanted) != e.spellings.end()) return &e;
+  }
+  return nullptr;
+}
+
+namespace {
+
+absl::Status FileError(const std::string& file, const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrFormat("definitions %s: %s", file, what));
+}
+
+// The formulas that apply to `uarch`: a string, a list of alternatives, or an
+// object whose keys list uarchs ("icl icx tgl"). Empty when none applies.
+absl::StatusOr<std::vector<std::string>> FormulasFor(const json& formula, const std::string& uarch,
+                                                     const std::string& where) {
+  auto as_list = [&where](const json& f) -> absl::StatusOr<std::vector<std::string>> {
+    if (f.is_string()) return std::vector<std::string>{f.get<std::string>()};
+    if (f.is_array() && !f.empty() &&
+        std::all_of(f.begin(), f.end(), [](const json& x) { return x.is_string(); })) {
+      return f.get<std::vector<std::string>>();
+    }
+    return absl::InvalidArgumentError(where + ": \"formula\" must be a string or a list of strings");
+  };
+  if (!formula.is_object()) return as_list(formula);
+  for (const auto& [keys, value] : formula.items()) {
+    const std::vector<std::string> uarchs = absl::StrSplit(keys, ' ', absl::SkipEmpty());
+    for (const std::string& key : uarchs) {
+      if (key == uarch || key == "*") return as_list(value);
+    }
+  }
+  return std::vector<std::string>{};
+}
+
+absl::StatusOr<NodeKind> KindFrom(const json& j, const std::string& where) {
+  const std::string kind = j.value("kind", "fraction_of_slots");
+  if (kind == "fraction_of_slots") return NodeKind::kSlotsFraction;
+  if (kind == "fraction_of_cycles") return NodeKind::kCyclesFraction;
+  if (kind == "ratio") return NodeKind::kRatio;
+  if (kind == "count") return NodeKind::kCount;
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s: kind \"%s\" is not one of fraction_of_slots, fraction_of_cycles, ratio, count", where,
+      kind));
+}
+
+// Adds an event, merging it with an existing one that shares a spelling
+// (generic "cycles" and Intel's CPU_CLK_UNHALTED.THREAD are one event).
+void AddEvent(EventDefinition event, std::vector<EventDefinition>* events) {
+  for (auto& existing : *events) {
+    for (const auto& s : event.spellings) {
+      if (std::find(existing.spellings.begin(), existing.spellings.end(), s) ==
+          existing.spellings.end()) {
+        continue;
+      }
+      // Same event: the more specific (later) name becomes canonical.
+      std::vector<std::string> merged = event.spellings;
+      for (const auto& old : existing.spellings) {
+        if (std::find(merged.begin(), merged.end(), old) == merged.end()) merged.push_back(old);
+      }
+      existing.spellings = std::move(merged);
+      existing.name = event.name;
+      if (!event.config.empty()) existing.config = event.config;
+      if (!event.libpfm.empty()) existing.libpfm = event.libpfm;
+      return;
+    }
+  }
+  events->push_back(std::move(event));
+}
+
+absl::Status AddFormulas(const json& list, const std::string& file, const std::string& uarch,
+                         const char* section, std::vector<FormulaDefinition>* out) {
+  if (list.is_null()) return absl::OkStatus();
+  if (!list.is_array()) return FileError(file, std::string("\"") + section + "\" must be a list");
+  for (const json& j : list) {
+    if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) {
+      return FileError(file, std::string("every entry of \"") + section + "\" needs a \"name\"");
+    }
+    FormulaDefinition def;
+    def.name = j["name"].get<std::string>();
+    def.family = file;
+    const std::string where = absl::StrFormat("definitions %s: %s", file, def.name);
+    if (!j.contains("formula")) return absl::InvalidArgumentError(where + ": no \"formula\"");
+    auto texts = FormulasFor(j["formula"], uarch, where);
+    if (!texts.ok()) return texts.status();
+    if (texts->empty()) continue;  // not defined for this uarch
+    for (const std::string& text : *texts) {
+      auto e = Expression::Parse(text);
+      if (!e.ok()) return absl::InvalidArgumentError(where + ": " + std::string(e.status().message()));
+      def.alternatives.push_back(*std::move(e));
+    }
+    def.level = j.value("level", 0);
+    if (j.contains("threshold")) def.threshold = j["threshold"].get<double>();
+    auto kind = KindFrom(j, where);
+    if (!kind.ok()) return kind.status();
+    def.kind = *kind;
+    def.note = j.value("note", "");
+    auto same = std::find_if(out->begin(), out->end(),
+                             [&def](const FormulaDefinition& d) { return d.name == def.name; });
+    if (same != out->end()) {
+      *same = std::move(def);  // a family file overrides the generic one
+    } else {
+      out->push_back(std::move(def));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckNames(const MetricSet& set) {
+  auto check = [&set](const FormulaDefinition& def) -> absl::Status {
+    for (const Expression& e : def.alternatives) {
+      for (const std::string& name : e.Names()) {
+        if (set.FindNode(name) || set.FindAuxiliary(name) || set.constants.contains(name) ||
+            set.FindEvent(name)) {
+          continue;
+        }
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "definitions %s (uarch %s): %s: unknown name \"%s\" in \"%s\" (not a node, "
+            "auxiliary, constant or declared event)",
+            def.family, set.uarch, def.name, name, e.text()));
+      }
+    }
+    return absl::OkStatus();
+  };
+  for (const auto& n : set.nodes) {
+    if (auto s = check(n); !s.ok()) return s;
+  }
+  for (const auto& a : set.auxiliaries) {
+    if (auto s = check(a); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<MetricSet> DefinitionLibrary::ForUarch(const std::string& uarch) const {
+  MetricSet set;
+  set.uarch = uarch;
+  bool specific = false;
+  // Files that apply to every uarch ("*") first, so specific ones override.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const File& file : files_) {
+      json j = json::parse(file.text, nullptr, false);
+      if (j.is_discarded() || !j.is_object()) return FileError(file.name, "not a JSON object");
+      const json uarchs = j.value("uarchs", json::object());
+      const bool everywhere = uarchs.contains("*");
+      if ((pass == 0) != everywhere || !(everywhere || uarchs.contains(uarch))) continue;
+      specific |= !everywhere;
+      set.families.push_back(j.value("family", file.name));
+      const json constants = j.value("constants", json::object());
+      for (const auto& [k, v] : constants.items()) set.constants[k] = v;
+      if (!everywhere) {
+        const json own = uarchs[uarch].value("constants", json::object());
+        for (const auto& [k, v] : own.items()) set.constants[k] = v;
+      }
+      const json events = j.value("events", json::array());
+      for (const json& e : events) {
+        EventDefinition event;
+        event.name = e.value("name", "");
+        if (event.name.empty()) return FileError(file.name, "an event has no \"name\"");
+        event.spellings.push_back(NormalizeEventName(event.name));
+        for (const auto& alias : e.value("aliases", std::vector<std::string>{})) {
+          event.spellings.push_back(NormalizeEventName(alias));
+        }
+        const json encoding = e.value("encoding", json::object());
+        event.libpfm = encoding.value("libpfm", "");
+        event.config = encoding.value("config", "");
+        event.note = encoding.value("note", e.value("note", ""));
+        AddEvent(std::move(event), &set.events);
+      }
+      if (auto s = AddFormulas(j.value("auxiliaries", json()), file.name, uarch, "auxiliaries",
+                               &set.auxiliaries);
+          !s.ok()) {
+        return s;
+      }
+      if (auto s = AddFormulas(j.value("nodes", json()), file.name, uarch, "nodes", &set.nodes);
+          !s.ok()) {
+        return s;
+      }
+    }
+  }
+  if (!specific) {
+    const auto known = Uarchs();
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : " ") + k;
+    return absl::NotFoundError(absl::StrFormat(
+        "no definitions for microarchitecture \"%s\"; known: %s", uarch, list));
+  }
+  if (auto s = CheckNames(set); !s.ok()) return s;
+  return set;
+}
+
+std::vector<std::string> DefinitionLibrary::Uarchs() const {
+  std::set<std::string> keys;
+  for (const File& file : files_) {
+    json j = json::parse(file.text, nullptr, false);
+    if (!j.is_object()) continue;
+    const json uarchs = j.value("uarchs", json::object());
+    for (const auto& [k, v] : uarchs.items()) {
+      if (k != "*") keys.insert(k);
+    }
+  }
+  return {keys.begin(), keys.end()};
+}
+
+absl::StatusOr<DefinitionLibrary> DefinitionLibrary::FromTexts(
+    const std::vector<std::pair<std::string, std::string>>& files) {
+  DefinitionLibrary library;
+  for (const auto& [name, text] : files) {
+    json j = json::parse(text, nullptr, false);
+    if (j.is_discarded()) return FileError(name, "not valid JSON");
+    if (!j.is_object()) return FileError(name, "not a JSON object");
+    if (!j.contains("uarchs") || !j["uarchs"].is_object()) {
+      return FileError(name, "needs a \"uarchs\" object");
+    }
+    library.files_.push_back({name, text});
+  }
+  // Check every uarch now, so a bad file fails at load, not at first use.
+  for (const std::string& uarch : library.Uarchs()) {
+    auto set = library.ForUarch(uarch);
+    if (!set.ok()) return set.status();
+  }
+  return library;
+}
+
+absl::StatusOr<DefinitionLibrary> DefinitionLibrary::LoadDirectory(const std::string& dir) {
+  std::vector<std::pair<std::string, std::string>> files = EmbeddedDefinitionFiles();
+  std::error_code ec;
+  std::vector<std::filesystem::path> paths;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".json") paths.push_back(entry.path());
+  }
+  if (ec) return absl::NotFoundError("TD_METRICS_DIR=" + dir + ": " + ec.message());
+  std::sort(paths.begin(), paths.end());
+  for (const auto& path : paths) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string name = path.filename().string();
+    auto same = std::find_if(files.begin(), files.end(),
+                             [&name](const auto& f) { return f.first == name; });
+    if (same != files.end()) {
+      same->second = text.str();  // a file of the same name replaces the built-in one
+    } else {
+      files.emplace_back(name, text.str());
+    }
+  }
+  return FromTexts(files);
+}
+
+absl::StatusOr<DefinitionLibrary> DefinitionLibrary::Load() {
+  const char* dir = std::getenv("TD_METRICS_DIR");
+  if (dir != nullptr && *dir != '\0') return LoadDirectory(dir);
+  return FromTexts(EmbeddedDefinitionFiles());
+}
+
+}  // namespace td

@@ -1,0 +1,88 @@
+// Microarchitecture definitions: which events exist, how they are spelled,
+// and the formulas of every node — loaded from data files (definitions/*.json,
+// embedded at build time, or TD_METRICS_DIR), never from C++ branches.
+#ifndef TD_RUNTIME_UARCH_DEFINITIONS_H_
+#define TD_RUNTIME_UARCH_DEFINITIONS_H_
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "runtime/analysis/expression.h"
+
+namespace td {
+
+enum class NodeKind {
+  kSlotsFraction,     // share of pipeline slots (Top-Down tree nodes)
+  kCyclesFraction,    // share of cycles (stall-cycle nodes, cycle accounting)
+  kRatio,             // any other ratio (IPC, miss ratio…)
+  kCount,             // an absolute quantity (SLOTS)
+};
+
+struct FormulaDefinition {
+  std::string name;                   // "Backend_Bound.Memory_Bound", "#CORE_CLKS"
+  std::vector<Expression> alternatives;  // the first one that is measured wins
+  int level = 0;                      // Top-Down level; 0 = not part of the tree
+  std::optional<double> threshold;    // flagged above this (with its parent)
+  NodeKind kind = NodeKind::kSlotsFraction;
+  std::string note;
+  std::string family;                 // the file it came from
+
+  // "Backend_Bound" for "Backend_Bound.Memory_Bound"; empty at Level 1.
+  std::string Parent() const;
+};
+
+struct EventDefinition {
+  std::string name;                   // canonical, as in formulas
+  std::vector<std::string> spellings; // normalized: the name first, then aliases
+  std::string libpfm;                 // libpfm4 string, if known
+  std::string config;                 // raw perf_event_attr.config, if known
+  std::string note;
+};
+
+// Everything needed to evaluate one microarchitecture.
+struct MetricSet {
+  std::string uarch;
+  std::vector<std::string> families;
+  absl::flat_hash_map<std::string, double> constants;
+  std::vector<FormulaDefinition> nodes;        // file order, generic first
+  std::vector<FormulaDefinition> auxiliaries;
+  std::vector<EventDefinition> events;
+
+  const FormulaDefinition* FindNode(const std::string& name) const;
+  const FormulaDefinition* FindAuxiliary(const std::string& name) const;
+  // The event a formula name refers to (any spelling), or null.
+  const EventDefinition* FindEvent(const std::string& name) const;
+};
+
+class DefinitionLibrary {
+ public:
+  // (file name, JSON text) pairs. Every formula is parsed and every name in
+  // it checked; errors name the file, the node and the name.
+  static absl::StatusOr<DefinitionLibrary> FromTexts(
+      const std::vector<std::pair<std::string, std::string>>& files);
+  // The files built into td, or those of TD_METRICS_DIR when set.
+  static absl::StatusOr<DefinitionLibrary> Load();
+  static absl::StatusOr<DefinitionLibrary> LoadDirectory(const std::string& dir);
+
+  absl::StatusOr<MetricSet> ForUarch(const std::string& uarch) const;
+  // Every uarch key some file defines, sorted.
+  std::vector<std::string> Uarchs() const;
+
+ private:
+  struct File {
+    std::string name;
+    std::string text;
+  };
+  std::vector<File> files_;
+};
+
+// The definition files compiled into the library.
+const std::vector<std::pair<std::string, std::string>>& EmbeddedDefinitionFiles();
+
+}  // namespace td
+
+#endif  // TD_RUNTIME_UARCH_DEFINITIONS_H_

@@ -1,0 +1,16 @@
+# Writes OUTPUT: a C++ file holding every definitions/*.json as a string, so
+# the library needs no data files at run time. Run with cmake -P.
+file(GLOB files "${DEFINITIONS_DIR}/*.json")
+list(SORT files)
+set(body "// Generated from runtime/uarch/definitions/*.json; do not edit.\n")
+string(APPEND body "#include \"runtime/uarch/definitions.h\"\n\nnamespace td {\n\n")
+string(APPEND body "const std::vector<std::pair<std::string, std::string>>& EmbeddedDefinitionFiles() {\n")
+string(APPEND body "  static const auto* files = new std::vector<std::pair<std::string, std::string>>{\n")
+foreach(f IN LISTS files)
+  get_filename_component(name "${f}" NAME)
+  file(READ "${f}" text)
+  string(APPEND body "      {\"${name}\", R\"tddef(${text})tddef\"},\n")
+endforeach()
+string(APPEND body "  };\n  return *files;\n}\n\n}  // namespace td\n")
+file(WRITE "${OUTPUT}.tmp" "${body}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different "${OUTPUT}.tmp" "${OUTPUT}")

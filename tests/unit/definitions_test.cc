@@ -1,0 +1,143 @@
+#include "runtime/uarch/definitions.h"
+
+#include <unistd.h>
+
+#include <fstream>
+
+#include "gtest/gtest.h"
+#include "runtime/analysis/event_names.h"
+#include "runtime/analysis/metric_evaluator.h"
+
+namespace td {
+namespace {
+
+TEST(EventNames, NormalizesEveryToolsSpelling) {
+  EXPECT_EQ(NormalizeEventName("cpu/INT_MISC.RECOVERY_CYCLES,cmask=1,edge/u"),
+            "int_misc.recovery_cycles:c1:e");
+  EXPECT_EQ(NormalizeEventName("INT_MISC.RECOVERY_CYCLES:c1:e"), "int_misc.recovery_cycles:c1:e");
+  EXPECT_EQ(NormalizeEventName("cpu/de_no_dispatch_per_slot.no_ops_from_frontend,cmask=0x6/"),
+            "de_no_dispatch_per_slot.no_ops_from_frontend:c6");
+  EXPECT_EQ(NormalizeEventName("cpu_atom/TOPDOWN_FE_BOUND.ALL/"), "topdown_fe_bound.all");
+  EXPECT_EQ(NormalizeEventName("topdown-retiring:u"), "topdown-retiring");
+  EXPECT_EQ(NormalizeEventName("TOPDOWN.SLOTS:u"), "slots");
+  EXPECT_EQ(NormalizeEventName("cpu-cycles"), "cycles");
+  EXPECT_EQ(NormalizeEventName("seconds time elapsed"), "seconds_time_elapsed");
+  EXPECT_EQ(NormalizeEventName("EXE_ACTIVITY.3_PORTS_UTIL:u0x80"), "exe_activity.3_ports_util:u0x80");
+}
+
+TEST(Definitions, EveryListedMicroarchitectureLoads) {
+  auto library = DefinitionLibrary::Load();
+  ASSERT_TRUE(library.ok()) << library.status();
+  const std::vector<std::string> expected = {
+      "adl_glc", "adl_grt", "bdw", "clx", "emr", "hsw", "icl", "icx", "ivb", "neoverse_n1",
+      "neoverse_n2", "neoverse_v1", "neoverse_v2", "skl", "skx", "snb", "spr", "tgl", "zen3",
+      "zen4", "zen5"};
+  EXPECT_EQ(library->Uarchs(), expected);
+  for (const auto& uarch : expected) {
+    auto set = library->ForUarch(uarch);
+    ASSERT_TRUE(set.ok()) << uarch << ": " << set.status();
+    EXPECT_NE(set->FindNode("IPC"), nullptr) << uarch << " has the generic metrics";
+  }
+  auto skl = library->ForUarch("skl");
+  ASSERT_TRUE(skl.ok());
+  EXPECT_EQ(skl->constants.at("Pipeline_Width"), 4);
+  EXPECT_EQ(library->ForUarch("spr")->constants.at("Pipeline_Width"), 6);
+  EXPECT_EQ(library->ForUarch("zen5")->constants.at("Pipeline_Width"), 8);
+  // Generic "cycles" and Intel's fixed-counter event are one event.
+  const EventDefinition* cycles = skl->FindEvent("cycles");
+  ASSERT_NE(cycles, nullptr);
+  EXPECT_EQ(cycles->name, "CPU_CLK_UNHALTED.THREAD");
+  const FormulaDefinition* memory = skl->FindNode("Backend_Bound.Memory_Bound");
+  ASSERT_NE(memory, nullptr);
+  EXPECT_EQ(memory->Parent(), "Backend_Bound");
+  EXPECT_EQ(memory->level, 2);
+}
+
+TEST(Definitions, UnknownMicroarchitectureListsTheKnownOnes) {
+  auto library = DefinitionLibrary::Load();
+  ASSERT_TRUE(library.ok());
+  auto set = library->ForUarch("pentium4");
+  ASSERT_FALSE(set.ok());
+  EXPECT_NE(set.status().message().find("no definitions for microarchitecture \"pentium4\""),
+            std::string::npos);
+  EXPECT_NE(set.status().message().find("zen4"), std::string::npos);
+}
+
+TEST(Definitions, BadFilesAreRejectedWithPreciseErrors) {
+  auto unknown = DefinitionLibrary::FromTexts(
+      {{"bad.json", R"({"uarchs": {"x": {}}, "nodes": [{"name": "A", "formula": "NOT_DECLARED / 2"}]})"}});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("bad.json (uarch x): A: unknown name \"NOT_DECLARED\""),
+            std::string::npos)
+      << unknown.status();
+  auto syntax = DefinitionLibrary::FromTexts(
+      {{"bad.json", R"({"uarchs": {"x": {}}, "nodes": [{"name": "A", "formula": "1 +"}]})"}});
+  ASSERT_FALSE(syntax.ok());
+  EXPECT_NE(syntax.status().message().find("definitions bad.json: A: expected"), std::string::npos);
+  auto not_json = DefinitionLibrary::FromTexts({{"bad.json", "{"}});
+  ASSERT_FALSE(not_json.ok());
+  EXPECT_EQ(not_json.status().message(), "definitions bad.json: not valid JSON");
+  auto kind = DefinitionLibrary::FromTexts(
+      {{"bad.json", R"({"uarchs": {"x": {}}, "nodes": [{"name": "A", "formula": "1", "kind": "furlongs"}]})"}});
+  ASSERT_FALSE(kind.ok());
+  EXPECT_NE(kind.status().message().find("kind \"furlongs\""), std::string::npos);
+}
+
+// Adding a CPU is adding a file: no C++ changes.
+TEST(Definitions, ATestOnlyFileAddsAMicroarchitecture) {
+  char dir[] = "/tmp/td-defs-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  std::ofstream(std::string(dir) + "/toy.json") << R"({
+    "family": "toy", "uarchs": {"toycpu": {"constants": {"Pipeline_Width": 3}}},
+    "events": [{"name": "TOY.STALLS", "aliases": ["toy-stalls"]}, {"name": "TOY.CYCLES", "aliases": ["cycles"]}],
+    "nodes": [
+      {"name": "SLOTS", "kind": "count", "formula": "Pipeline_Width * TOY.CYCLES"},
+      {"name": "Backend_Bound", "level": 1, "threshold": 0.2, "formula": "TOY.STALLS / SLOTS"},
+      {"name": "Retiring", "level": 1, "formula": "1 - Backend_Bound"}]})";
+  auto library = DefinitionLibrary::LoadDirectory(dir);
+  ASSERT_TRUE(library.ok()) << library.status();
+  auto set = library->ForUarch("toycpu");
+  ASSERT_TRUE(set.ok()) << set.status();
+  const std::map<std::string, double> counts = {{"toy-stalls", 30}, {"cycles", 40}};
+  MetricEvaluator evaluator(*set, [&counts](const std::vector<std::string>& spellings, std::string*)
+                                      -> std::optional<double> {
+    for (const auto& s : spellings) {
+      if (auto it = counts.find(s); it != counts.end()) return it->second;
+    }
+    return std::nullopt;
+  });
+  EXPECT_DOUBLE_EQ(evaluator.Evaluate("Backend_Bound").number, 0.25);
+  EXPECT_DOUBLE_EQ(evaluator.Evaluate("Retiring").number, 0.75);
+  EXPECT_DOUBLE_EQ(evaluator.Evaluate("IPC").measured, false);  // no instructions counted
+  EXPECT_NE(std::find(library->Uarchs().begin(), library->Uarchs().end(), "skl"),
+            library->Uarchs().end())
+      << "built-in definitions stay";
+}
+
+TEST(MetricEvaluator, AlternativesAndCorrectionTermsAreNoted) {
+  auto library = DefinitionLibrary::Load();
+  ASSERT_TRUE(library.ok());
+  auto icl = library->ForUarch("icl");
+  ASSERT_TRUE(icl.ok());
+  // GP-counter fallback: no PERF_METRICS group, no UOP_DROPPING.
+  const std::map<std::string, double> counts = {{"idq_uops_not_delivered.core", 250},
+                                                {"slots", 1000}};
+  MetricEvaluator evaluator(*icl, [&counts](const std::vector<std::string>& spellings, std::string*)
+                                      -> std::optional<double> {
+    for (const auto& s : spellings) {
+      if (auto it = counts.find(s); it != counts.end()) return it->second;
+    }
+    return std::nullopt;
+  });
+  const Value fe = evaluator.Evaluate("Frontend_Bound");
+  ASSERT_TRUE(fe.measured);
+  EXPECT_DOUBLE_EQ(fe.number, 0.25);
+  ASSERT_EQ(evaluator.notes().size(), 2u);
+  EXPECT_NE(evaluator.notes()[0].find("INT_MISC.UOP_DROPPING"), std::string::npos);
+  EXPECT_NE(evaluator.notes()[1].find("computed with"), std::string::npos);
+  const Value be = evaluator.Evaluate("Backend_Bound");
+  EXPECT_FALSE(be.measured) << "not measured, never 0";
+}
+
+}  // namespace
+}  // namespace td

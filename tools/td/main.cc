@@ -1,0 +1,113 @@
+// td: the command-line companion of the td library.
+//
+//   td recompute CASE.json             Top-Down values from a case file's counts
+//   td import-perf --uarch KEY FILE    the same from `perf stat -x,` output
+//   td uarchs                          microarchitectures td has definitions for
+//   td report RUN.json                 the text report of a recorded td run
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "runtime/analysis/perf_case.h"
+#include "runtime/report/json_report.h"
+#include "runtime/report/text_report.h"
+#include "runtime/uarch/definitions.h"
+
+namespace {
+
+int Usage() {
+  std::fputs(
+      "usage: td <command> [args]\n"
+      "  recompute CASE.json              Top-Down values from a case file (docs/recompute.md)\n"
+      "  import-perf --uarch KEY FILE     Top-Down values from `perf stat -x,` output\n"
+      "  uarchs                           microarchitecture keys td has definitions for\n"
+      "  report RUN.json                  text report of a recorded td run\n",
+      stderr);
+  return 2;
+}
+
+bool ReadText(const std::string& path, std::string* text) {
+  std::ifstream in(path);
+  if (!in) return false;
+  std::stringstream s;
+  s << in.rdbuf();
+  *text = s.str();
+  return true;
+}
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "td: %s\n", message.c_str());
+  return 1;
+}
+
+int PrintAnswers(const td::PerfCase& c, const td::DefinitionLibrary& library) {
+  auto answers = td::Recompute(c, library);
+  if (!answers.ok()) return Fail(std::string(answers.status().message()));
+  nlohmann::json out;
+  out["case"] = c.id;
+  out["uarch"] = c.uarch;
+  out["metrics"] = nlohmann::json::array();
+  nlohmann::json flat = nlohmann::json::object();
+  for (const td::MetricAnswer& a : *answers) {
+    nlohmann::json m = {{"metric", a.wanted.metric}, {"pmu", a.wanted.pmu}, {"group", a.wanted.group}};
+    if (a.value) {
+      m["value"] = *a.value;
+      const std::string key = a.wanted.pmu.empty() || a.wanted.pmu == "cpu"
+                                  ? a.wanted.metric
+                                  : a.wanted.pmu + "/" + a.wanted.metric;
+      if (!flat.contains(key)) flat[key] = *a.value;
+    } else {
+      m["value"] = nullptr;
+      m["not_computed"] = a.why_not;
+    }
+    if (!a.notes.empty()) m["notes"] = a.notes;
+    out["metrics"].push_back(m);
+  }
+  out["values"] = flat;
+  std::printf("%s\n", out.dump(1).c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "-h" || args[0] == "--help") return Usage();
+  const std::string command = args[0];
+  if (command == "uarchs") {
+    auto library = td::DefinitionLibrary::Load();
+    if (!library.ok()) return Fail(std::string(library.status().message()));
+    for (const auto& key : library->Uarchs()) std::printf("%s\n", key.c_str());
+    return 0;
+  }
+  if (command == "recompute" && args.size() == 2) {
+    std::string text;
+    if (!ReadText(args[1], &text)) return Fail("cannot read " + args[1]);
+    auto json = nlohmann::json::parse(text, nullptr, false);
+    if (json.is_discarded()) return Fail(args[1] + ": not valid JSON");
+    auto c = td::ParsePerfCase(json);
+    if (!c.ok()) return Fail(args[1] + ": " + std::string(c.status().message()));
+    auto library = td::DefinitionLibrary::Load();
+    if (!library.ok()) return Fail(std::string(library.status().message()));
+    return PrintAnswers(*c, *library);
+  }
+  if (command == "import-perf" && args.size() == 4 && args[1] == "--uarch") {
+    std::string text;
+    if (!ReadText(args[3], &text)) return Fail("cannot read " + args[3]);
+    auto c = td::ParsePerfStatCsv(text, args[2]);
+    if (!c.ok()) return Fail(args[3] + ": " + std::string(c.status().message()));
+    auto library = td::DefinitionLibrary::Load();
+    if (!library.ok()) return Fail(std::string(library.status().message()));
+    return PrintAnswers(*c, *library);
+  }
+  if (command == "report" && args.size() == 2) {
+    auto run = td::ReadRunFile(args[1]);
+    if (!run.ok()) return Fail(std::string(run.status().message()));
+    std::fputs(td::FormatTextReport(*run).c_str(), stdout);
+    return 0;
+  }
+  return Usage();
+}
