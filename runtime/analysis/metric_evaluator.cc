@@ -53,6 +53,7 @@ Value MetricEvaluator::EvaluateEvent(const std::string& name) {
 Value MetricEvaluator::EvaluateDefinition(const FormulaDefinition& def) {
   auto resolve = [this](const std::string& n) { return Evaluate(n); };
   Value first;
+  std::string all_missing;  // "A or B": what each alternative lacked
   for (size_t i = 0; i < def.alternatives.size(); ++i) {
     std::vector<std::pair<std::string, std::string>> dropped;
     auto on_dropped = [&dropped](const std::string& term, const std::string& missing) {
@@ -61,7 +62,12 @@ Value MetricEvaluator::EvaluateDefinition(const FormulaDefinition& def) {
     const Value v =
         def.alternatives[i].Evaluate(resolve, on_dropped, options_.use_optional_terms);
     if (i == 0) first = v;
-    if (!v.measured) continue;
+    if (!v.measured) {
+      if (all_missing.find(v.missing) == std::string::npos) {
+        all_missing += (all_missing.empty() ? "" : " or ") + v.missing;
+      }
+      continue;
+    }
     for (const auto& [term, missing] : dropped) {
       Note(absl::StrFormat("%s: correction term %s left out (%s%s)", def.name, term, missing,
                            options_.use_optional_terms ? " not measured" : ""));
@@ -72,7 +78,7 @@ Value MetricEvaluator::EvaluateDefinition(const FormulaDefinition& def) {
     }
     return v;
   }
-  return first;
+  return Value::Missing(all_missing.empty() ? first.missing : all_missing);
 }
 
 }  // namespace td

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include <sstream>
 
 #include "absl/strings/str_format.h"
+#include "runtime/analysis/run_analysis.h"
 #include "runtime/core/diagnostics.h"
 #include "runtime/counters/availability.h"
 #include "runtime/counters/perf_event_backend.h"
@@ -263,7 +265,23 @@ void Runtime::WriteReports(const RunData& data) {
   }
   const std::string& target = config_.text_output;
   if (target == "none") return;
-  const std::string text = FormatTextReport(data);
+  // Top-Down trees need hardware counts; without them the header line
+  // already says why, and no tree is drawn.
+  std::string text;
+  const bool hardware = std::any_of(data.layout.events.begin(), data.layout.events.end(),
+                                    [](const EventInfo& e) { return e.hardware; });
+  auto library = hardware ? DefinitionLibrary::Load()
+                          : absl::StatusOr<DefinitionLibrary>(absl::UnavailableError(""));
+  if (library.ok()) {
+    const char* uarch = std::getenv("TD_UARCH");
+    const RunAnalysis analysis = AnalyzeRun(data, *library, uarch != nullptr ? uarch : "");
+    text = FormatTextReport(data, &analysis);
+  } else {
+    if (hardware) {
+      std::fprintf(stderr, "td: error: %s\n", std::string(library.status().message()).c_str());
+    }
+    text = FormatTextReport(data);
+  }
   if (target.empty() || target == "stderr" || target == "-") {
     std::fputs(text.c_str(), stderr);
   } else if (target == "stdout") {

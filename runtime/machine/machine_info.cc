@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -36,6 +37,10 @@ void ParseCpuinfo(const std::string& text, MachineInfo* info) {
     else if (key == "cpu family" && absl::SimpleAtoi(value, &number)) info->cpu_family = number;
     else if (key == "model" && absl::SimpleAtoi(value, &number)) info->cpu_model = number;
     else if (key == "stepping" && absl::SimpleAtoi(value, &number)) info->cpu_stepping = number;
+    // Arm: the implementer stands for the vendor and the part number for the model.
+    else if (key == "CPU implementer") info->cpu_vendor = value;
+    else if (key == "CPU part") info->cpu_model = static_cast<int>(std::strtol(value.c_str(), nullptr, 0));
+    else if (key == "CPU variant") info->cpu_family = static_cast<int>(std::strtol(value.c_str(), nullptr, 0));
   }
 }
 

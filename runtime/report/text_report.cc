@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "runtime/report/topdown_text.h"
 
 namespace td {
 
@@ -174,7 +175,7 @@ void AddRegionRows(const RunData& data, int index, const std::string& prefix, bo
 
 }  // namespace
 
-std::string FormatTextReport(const RunData& data) {
+std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis) {
   std::string out;
   const int64_t elapsed = data.program.end_unix_ns - data.program.start_unix_ns;
   absl::StrAppendFormat(&out, "td report: %s (pid %d), %d thread%s, %s measured, backend %s\n",
@@ -209,6 +210,7 @@ std::string FormatTextReport(const RunData& data) {
     AddRegionRows(data, roots[i], "", i + 1 == roots.size(), true, &table);
   }
   out += table.Render();
+  if (analysis != nullptr) out += FormatTopDownSection(data, *analysis);
   if (data.threads.size() > 1) {
     out += "\nthreads:";
     for (const ThreadInfo& t : data.threads) {

@@ -5,11 +5,13 @@
 #include <cstdint>
 #include <string>
 
+#include "runtime/analysis/run_analysis.h"
 #include "runtime/report/run_data.h"
 
 namespace td {
 
-std::string FormatTextReport(const RunData& data);
+// `analysis` adds the Top-Down section; null leaves it out.
+std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis = nullptr);
 
 // "850 ns", "12.3 µs", "4.56 ms", "1.234 s".
 std::string HumanDuration(int64_t ns);

@@ -242,6 +242,50 @@ std::vector<std::string> DefinitionLibrary::Uarchs() const {
   return {keys.begin(), keys.end()};
 }
 
+namespace {
+
+bool CpuMatches(const json& cpu, const std::string& vendor, int family, int model, int stepping) {
+  if (cpu.value("vendor", "") != vendor) return false;
+  if (cpu.contains("family") && cpu["family"].get<int>() != family) return false;
+  if (cpu.contains("part") && cpu["part"].get<int>() != model) return false;
+  if (cpu.contains("models")) {
+    const auto models = cpu["models"].get<std::vector<int>>();
+    if (std::find(models.begin(), models.end(), model) == models.end()) return false;
+  }
+  if (cpu.contains("model_ranges")) {
+    bool inside = false;
+    for (const json& range : cpu["model_ranges"]) {
+      inside |= model >= range[0].get<int>() && model <= range[1].get<int>();
+    }
+    if (!inside) return false;
+  }
+  if (cpu.contains("stepping_min") && stepping < cpu["stepping_min"].get<int>()) return false;
+  if (cpu.contains("stepping_max") && stepping > cpu["stepping_max"].get<int>()) return false;
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> DefinitionLibrary::Identify(const std::string& vendor, int family,
+                                                        int model, int stepping) const {
+  for (const File& file : files_) {
+    json j = json::parse(file.text, nullptr, false);
+    if (!j.is_object()) continue;
+    const json uarchs = j.value("uarchs", json::object());
+    for (const auto& [key, entry] : uarchs.items()) {
+      const json cpus = entry.value("cpus", json::array());
+      for (const json& cpu : cpus) {
+        if (CpuMatches(cpu, vendor, family, model, stepping)) return cpu.value("hybrid", key);
+      }
+    }
+  }
+  return absl::NotFoundError(absl::StrFormat(
+      "this CPU (%s family %d model %d stepping %d) is not in td's definitions; set TD_UARCH to "
+      "one of the keys of `td uarchs` if it matches one, or add a definition file "
+      "(docs/analysis.md)",
+      vendor, family, model, stepping));
+}
+
 absl::StatusOr<DefinitionLibrary> DefinitionLibrary::FromTexts(
     const std::vector<std::pair<std::string, std::string>>& files) {
   DefinitionLibrary library;

@@ -72,6 +72,12 @@ class DefinitionLibrary {
   // Every uarch key some file defines, sorted.
   std::vector<std::string> Uarchs() const;
 
+  // The uarch key of a CPU from the "cpus" tables of the files: vendor
+  // (vendor_id, or the Arm implementer "0x41"), family, model (the Arm part
+  // number) and stepping. A hybrid part gets its whole-part key ("adl").
+  absl::StatusOr<std::string> Identify(const std::string& vendor, int family, int model,
+                                       int stepping) const;
+
  private:
   struct File {
     std::string name;

@@ -3,8 +3,10 @@
 //   td recompute CASE.json             Top-Down values from a case file's counts
 //   td import-perf --uarch KEY FILE    the same from `perf stat -x,` output
 //   td uarchs                          microarchitectures td has definitions for
-//   td report RUN.json                 the text report of a recorded td run
+//   td report RUN.json [--uarch KEY]   the text report of a recorded run, with
+//                                      Top-Down trees when it holds hardware counts
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -12,6 +14,7 @@
 
 #include "nlohmann/json.hpp"
 #include "runtime/analysis/perf_case.h"
+#include "runtime/analysis/run_analysis.h"
 #include "runtime/report/json_report.h"
 #include "runtime/report/text_report.h"
 #include "runtime/uarch/definitions.h"
@@ -24,7 +27,8 @@ int Usage() {
       "  recompute CASE.json              Top-Down values from a case file (docs/recompute.md)\n"
       "  import-perf --uarch KEY FILE     Top-Down values from `perf stat -x,` output\n"
       "  uarchs                           microarchitecture keys td has definitions for\n"
-      "  report RUN.json                  text report of a recorded td run\n",
+      "  report RUN.json [--uarch KEY]    text report of a recorded td run, with its Top-Down\n"
+      "                                   trees (the CPU comes from the recording, or TD_UARCH)\n",
       stderr);
   return 2;
 }
@@ -103,10 +107,15 @@ int main(int argc, char** argv) {
     if (!library.ok()) return Fail(std::string(library.status().message()));
     return PrintAnswers(*c, *library);
   }
-  if (command == "report" && args.size() == 2) {
+  if (command == "report" && (args.size() == 2 || (args.size() == 4 && args[2] == "--uarch"))) {
     auto run = td::ReadRunFile(args[1]);
     if (!run.ok()) return Fail(std::string(run.status().message()));
-    std::fputs(td::FormatTextReport(*run).c_str(), stdout);
+    auto library = td::DefinitionLibrary::Load();
+    if (!library.ok()) return Fail(std::string(library.status().message()));
+    const char* env_uarch = std::getenv("TD_UARCH");
+    const std::string uarch = args.size() == 4 ? args[3] : (env_uarch ? env_uarch : "");
+    const td::RunAnalysis analysis = td::AnalyzeRun(*run, *library, uarch);
+    std::fputs(td::FormatTextReport(*run, &analysis).c_str(), stdout);
     return 0;
   }
   return Usage();

@@ -1,0 +1,34 @@
+// Top-Down analysis of every region of a recorded run.
+#ifndef TD_RUNTIME_ANALYSIS_RUN_ANALYSIS_H_
+#define TD_RUNTIME_ANALYSIS_RUN_ANALYSIS_H_
+
+#include <string>
+#include <vector>
+
+#include "runtime/analysis/topdown_tree.h"
+#include "runtime/report/run_data.h"
+#include "runtime/uarch/definitions.h"
+
+namespace td {
+
+struct RunAnalysis {
+  std::string uarch;        // key used; "" when none could be chosen
+  std::string unavailable;  // why there is no tree (no hardware counts, unknown CPU…)
+  std::vector<TopDownResult> regions;  // parallel to RunData::regions
+
+  bool HasTrees() const { return unavailable.empty(); }
+};
+
+// `uarch_override` (TD_UARCH or --uarch) wins over the recorded CPU.
+RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
+                       const std::string& uarch_override);
+
+// A region's count of each recorded event, summed over threads, each
+// thread's count scaled by its group's time_enabled / time_running.
+// nullopt for an event no thread measured.
+std::optional<double> ScaledRegionCount(const RunData& data, const Region& region,
+                                        size_t event_index);
+
+}  // namespace td
+
+#endif  // TD_RUNTIME_ANALYSIS_RUN_ANALYSIS_H_

@@ -1,0 +1,138 @@
+#include "runtime/analysis/topdown_tree.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "absl/strings/str_format.h"
+
+namespace td {
+
+bool TopDownResult::AnyMeasured() const {
+  return std::any_of(tree.begin(), tree.end(),
+                     [](const TreeNode& n) { return n.level == 1 && n.value.has_value(); });
+}
+
+const TreeNode* TopDownResult::Find(const std::string& name) const {
+  for (const auto& n : tree) {
+    if (n.name == name) return &n;
+  }
+  return nullptr;
+}
+
+std::optional<double> TopDownResult::MetricValue(const std::string& name) const {
+  for (const auto& m : metrics) {
+    if (m.name == name) return m.value;
+  }
+  return std::nullopt;
+}
+
+TopDownResult AnalyzeCounts(const MetricSet& set, const CountLookup& lookup,
+                            EvaluationOptions options) {
+  TopDownResult result;
+  result.uarch = set.uarch;
+  MetricEvaluator evaluator(set, lookup, options);
+
+  // Depth-first order over the tree nodes, children in definition order.
+  std::vector<const FormulaDefinition*> tree_defs;
+  std::function<void(const std::string&)> visit = [&](const std::string& parent) {
+    for (const auto& def : set.nodes) {
+      if (def.level > 0 && def.Parent() == parent) {
+        tree_defs.push_back(&def);
+        visit(def.name);
+      }
+    }
+  };
+  visit("");
+
+  for (const FormulaDefinition* def : tree_defs) {
+    TreeNode node;
+    node.name = def->name;
+    node.parent = def->Parent();
+    node.level = def->level;
+    node.kind = def->kind;
+    node.threshold = def->threshold;
+    const TreeNode* parent = node.parent.empty() ? nullptr : result.Find(node.parent);
+    if (parent != nullptr && !parent->value) {
+      node.why_not = "parent not measured";  // the subtree is skipped
+    } else {
+      const Value v = evaluator.Evaluate(def->name);
+      if (v.measured) {
+        node.value = v.number;
+      } else {
+        node.why_not = v.missing + " not measured";
+      }
+    }
+    const bool parent_flagged = parent == nullptr || parent->flagged;
+    node.flagged = node.value && node.threshold && *node.value > *node.threshold && parent_flagged;
+    result.tree.push_back(std::move(node));
+  }
+
+  // Critical path: from Level 1 down, the largest flagged sibling at each level
+  // (siblings share a unit, so comparing them is meaningful).
+  std::string parent;
+  while (true) {
+    TreeNode* best = nullptr;
+    for (auto& n : result.tree) {
+      if (n.parent == parent && n.flagged && (best == nullptr || *n.value > *best->value)) {
+        best = &n;
+      }
+    }
+    if (best == nullptr) break;
+    best->critical = true;
+    parent = best->name;
+  }
+
+  for (const auto& def : set.nodes) {
+    if (def.level != 0) continue;
+    const Value v = evaluator.Evaluate(def.name);
+    if (v.measured) result.metrics.push_back({def.name, v.number});
+  }
+  result.notes = evaluator.notes();
+  for (const auto& e : evaluator.errors()) result.notes.push_back("error: " + e);
+  return result;
+}
+
+namespace {
+
+std::string Percent(double v) { return absl::StrFormat("%.1f%%", 100 * v); }
+
+std::string Evidence(const TreeNode& n) {
+  return absl::StrFormat("%s %s (threshold %s)", n.ShortName(), Percent(*n.value),
+                         Percent(*n.threshold));
+}
+
+}  // namespace
+
+void Diagnose(int threads, TopDownResult* result) {
+  const TreeNode* store = result->Find("Backend_Bound.Memory_Bound.Store_Bound");
+  const TreeNode* contested = result->Find("Backend_Bound.Memory_Bound.L3_Bound.Contested_Accesses");
+  const TreeNode* false_sharing = result->Find("Backend_Bound.Memory_Bound.Store_Bound.False_Sharing");
+  const TreeNode* bandwidth = result->Find("Backend_Bound.Memory_Bound.DRAM_Bound.MEM_Bandwidth");
+  std::vector<const TreeNode*> sharing_evidence;
+  for (const TreeNode* n : {store, contested, false_sharing}) {
+    if (n != nullptr && n->flagged) sharing_evidence.push_back(n);
+  }
+  if (threads >= 2 && !sharing_evidence.empty()) {
+    std::string evidence = absl::StrFormat("%d threads; ", threads);
+    for (size_t i = 0; i < sharing_evidence.size(); ++i) {
+      evidence += (i ? ", " : "") + Evidence(*sharing_evidence[i]);
+    }
+    result->diagnoses.push_back(
+        {"false_sharing", "likely false sharing", evidence,
+         "threads write to data on the same 64-byte cache lines: give each thread's data its own "
+         "line (alignas(64) or padding), or accumulate in locals and combine once at the end"});
+  } else if (store != nullptr && store->flagged) {
+    result->diagnoses.push_back(
+        {"stores_bound", "stores bound", Evidence(*store),
+         "the store buffer fills: write less (narrower types, fewer passes), use streaming stores "
+         "for data not read again soon, and check for 4 KiB aliasing between loads and stores"});
+  }
+  if (bandwidth != nullptr && bandwidth->flagged) {
+    result->diagnoses.push_back(
+        {"memory_bandwidth", "memory bandwidth bound", Evidence(*bandwidth),
+         "the region streams more data than DRAM delivers: block loops for cache reuse, fuse "
+         "passes over the same arrays, use smaller element types"});
+  }
+}
+
+}  // namespace td

@@ -1,0 +1,62 @@
+// The Top-Down tree of one set of counts (a region, a whole run), with the
+// paper's hierarchical safety: a node is flagged only when it is above its
+// threshold and its parent is flagged; only siblings are compared.
+#ifndef TD_RUNTIME_ANALYSIS_TOPDOWN_TREE_H_
+#define TD_RUNTIME_ANALYSIS_TOPDOWN_TREE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/analysis/metric_evaluator.h"
+#include "runtime/uarch/definitions.h"
+
+namespace td {
+
+struct TreeNode {
+  std::string name;     // "Backend_Bound.Memory_Bound"
+  std::string parent;   // "" at Level 1
+  int level = 0;
+  NodeKind kind = NodeKind::kSlotsFraction;
+  std::optional<double> threshold;
+  std::optional<double> value;  // nullopt: not measured
+  std::string why_not;
+  bool flagged = false;
+  bool critical = false;  // on the path of largest flagged siblings from Level 1
+
+  std::string ShortName() const { return name.substr(name.rfind('.') + 1); }
+};
+
+struct Metric {
+  std::string name;
+  double value = 0;
+};
+
+struct Diagnosis {
+  std::string id;        // "false_sharing", "stores_bound", "memory_bandwidth"
+  std::string title;
+  std::string evidence;  // the numbers it used
+  std::string advice;    // what to try
+};
+
+struct TopDownResult {
+  std::string uarch;
+  std::vector<TreeNode> tree;    // depth-first: each parent before its children
+  std::vector<Metric> metrics;   // level-0 quantities that could be computed (IPC…)
+  std::vector<std::string> notes;
+  std::vector<Diagnosis> diagnoses;
+
+  bool AnyMeasured() const;
+  const TreeNode* Find(const std::string& name) const;
+  std::optional<double> MetricValue(const std::string& name) const;
+};
+
+TopDownResult AnalyzeCounts(const MetricSet& set, const CountLookup& lookup,
+                            EvaluationOptions options = {});
+
+// Adds the case-study diagnoses; `threads` is how many threads ran the region.
+void Diagnose(int threads, TopDownResult* result);
+
+}  // namespace td
+
+#endif  // TD_RUNTIME_ANALYSIS_TOPDOWN_TREE_H_

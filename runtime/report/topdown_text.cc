@@ -1,0 +1,93 @@
+#include "runtime/report/topdown_text.h"
+
+#include <cmath>
+
+#include "absl/strings/str_format.h"
+
+namespace td {
+namespace {
+
+struct Category {
+  const char* node;
+  const char* label;
+  char letter;
+};
+constexpr Category kLevelOne[] = {{"Frontend_Bound", "Frontend", 'F'},
+                                  {"Bad_Speculation", "Bad Spec", 'S'},
+                                  {"Retiring", "Retiring", 'R'},
+                                  {"Backend_Bound", "Backend", 'B'}};
+
+std::string Percent(double v) { return absl::StrFormat("%.1f%%", 100 * v); }
+
+std::string ValueText(const TreeNode& n) {
+  if (!n.value) return "not measured";
+  return n.kind == NodeKind::kCyclesFraction ? Percent(*n.value) + " of cycles" : Percent(*n.value);
+}
+
+}  // namespace
+
+std::string LevelOneBar(const TopDownResult& result, int width) {
+  std::string bar;
+  double cumulative = 0;
+  int drawn = 0;
+  for (const Category& c : kLevelOne) {
+    const TreeNode* n = result.Find(c.node);
+    if (n == nullptr || !n->value) continue;
+    cumulative += std::max(0.0, *n->value);
+    const int upto = std::min(width, static_cast<int>(std::lround(cumulative * width)));
+    bar.append(static_cast<size_t>(std::max(0, upto - drawn)), c.letter);
+    drawn = std::max(drawn, upto);
+  }
+  return bar;
+}
+
+std::string FormatTopDownSection(const RunData& data, const RunAnalysis& analysis) {
+  std::string out = "\n";
+  if (!analysis.HasTrees()) {
+    absl::StrAppendFormat(&out, "Top-Down: not available — %s\n", analysis.unavailable);
+    return out;
+  }
+  absl::StrAppendFormat(&out,
+                        "Top-Down (%s): share of pipeline slots; ▶ is the flagged path, bar letters "
+                        "F S R B = Frontend, Bad Speculation, Retiring, Backend\n",
+                        analysis.uarch);
+  size_t width = 6;
+  for (const Region& r : data.regions) width = std::max(width, r.path.size());
+  out += absl::StrFormat("%-*s", static_cast<int>(width), "region");
+  for (const Category& c : kLevelOne) out += absl::StrFormat("  %9s", c.label);
+  out += "  IPC\n";
+  for (size_t i = 0; i < data.regions.size() && i < analysis.regions.size(); ++i) {
+    const TopDownResult& result = analysis.regions[i];
+    if (!result.AnyMeasured()) continue;
+    out += absl::StrFormat("%-*s", static_cast<int>(width), data.regions[i].path);
+    for (const Category& c : kLevelOne) {
+      const TreeNode* n = result.Find(c.node);
+      const std::string cell = n && n->value ? Percent(*n->value) + (n->flagged ? "!" : " ") : "—";
+      out += absl::StrFormat("  %9s", cell);
+    }
+    const auto ipc = result.MetricValue("IPC");
+    out += ipc ? absl::StrFormat("  %.2f", *ipc) : "  —";
+    out += "  " + LevelOneBar(result, 40) + "\n";
+
+    std::string path;
+    for (const TreeNode& n : result.tree) {
+      if (!n.critical) continue;
+      path += (path.empty() ? "" : " › ") + n.ShortName() + " " + ValueText(n);
+    }
+    if (!path.empty()) absl::StrAppendFormat(&out, "%*s▶ %s\n", 2, "", path);
+    for (const Diagnosis& d : result.diagnoses) {
+      absl::StrAppendFormat(&out, "  diagnosis: %s — %s\n      try: %s\n", d.title, d.evidence,
+                            d.advice);
+    }
+    std::string missing;
+    for (const TreeNode& n : result.tree) {
+      if (!n.value && n.why_not != "parent not measured") {
+        missing += (missing.empty() ? "" : ", ") + n.ShortName();
+      }
+    }
+    if (!missing.empty()) absl::StrAppendFormat(&out, "  not measured: %s\n", missing);
+  }
+  return out;
+}
+
+}  // namespace td

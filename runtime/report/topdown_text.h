@@ -1,0 +1,21 @@
+// The Top-Down part of the text report: a Level-1 bar per region, the
+// flagged path, diagnoses with their evidence, and what was not measured.
+#ifndef TD_RUNTIME_REPORT_TOPDOWN_TEXT_H_
+#define TD_RUNTIME_REPORT_TOPDOWN_TEXT_H_
+
+#include <string>
+
+#include "runtime/analysis/run_analysis.h"
+#include "runtime/report/run_data.h"
+
+namespace td {
+
+std::string FormatTopDownSection(const RunData& data, const RunAnalysis& analysis);
+
+// A bar of `width` characters, one letter per Level-1 category in
+// proportion to its share: F(rontend) S(peculation) R(etiring) B(ackend).
+std::string LevelOneBar(const TopDownResult& result, int width);
+
+}  // namespace td
+
+#endif  // TD_RUNTIME_REPORT_TOPDOWN_TEXT_H_

@@ -1,0 +1,251 @@
+// Per-region Top-Down trees on constructed Skylake recordings shaped like the
+// paper's case studies, through the JSON round trip a replayed file takes.
+#include <map>
+
+#include "gtest/gtest.h"
+#include "runtime/analysis/run_analysis.h"
+#include "runtime/report/json_report.h"
+#include "runtime/report/text_report.h"
+#include "runtime/report/topdown_text.h"
+
+namespace td {
+namespace {
+
+const std::vector<std::string> kSklEvents = {
+    "CPU_CLK_UNHALTED.THREAD",       "IDQ_UOPS_NOT_DELIVERED.CORE",   "UOPS_ISSUED.ANY",
+    "UOPS_RETIRED.RETIRE_SLOTS",     "INT_MISC.RECOVERY_CYCLES",      "INST_RETIRED.ANY",
+    "CYCLE_ACTIVITY.STALLS_MEM_ANY", "CYCLE_ACTIVITY.STALLS_TOTAL",   "EXE_ACTIVITY.BOUND_ON_STORES",
+    "EXE_ACTIVITY.1_PORTS_UTIL",     "EXE_ACTIVITY.2_PORTS_UTIL",     "CYCLE_ACTIVITY.STALLS_L1D_MISS",
+    "CYCLE_ACTIVITY.STALLS_L2_MISS", "CYCLE_ACTIVITY.STALLS_L3_MISS"};
+
+using Counts = std::map<std::string, double>;
+
+// Counts for Level 1 shares fe/bad/ret over `cycles`, with the memory-side
+// events given directly.
+Counts SklCounts(double cycles, double fe, double bad, double ret, double instructions,
+                 Counts memory) {
+  const double slots = 4 * cycles;
+  const double recovery = cycles / 100;
+  Counts c = {{"CPU_CLK_UNHALTED.THREAD", cycles},
+              {"IDQ_UOPS_NOT_DELIVERED.CORE", fe * slots},
+              {"UOPS_RETIRED.RETIRE_SLOTS", ret * slots},
+              {"INT_MISC.RECOVERY_CYCLES", recovery},
+              {"INST_RETIRED.ANY", instructions}};
+  c["UOPS_ISSUED.ANY"] = bad * slots + c["UOPS_RETIRED.RETIRE_SLOTS"] - 4 * recovery;
+  for (const auto& [k, v] : memory) c[k] = v;
+  return c;
+}
+
+RunData SklRecording() {
+  RunData data;
+  data.td_version = "0.1.0";
+  data.program = {"matmul", 1, {"./matmul"}, 0, 1};
+  data.machine.cpu_vendor = "GenuineIntel";
+  data.machine.cpu_family = 6;
+  data.machine.cpu_model = 94;  // Skylake client
+  data.machine.cpu_stepping = 3;
+  data.backend = "perf_event";
+  data.availability.software_counters = true;
+  data.availability.hardware_counters = true;
+  std::vector<EventInfo> events;
+  for (const auto& name : kSklEvents) {
+    EventInfo e;
+    e.name = name;
+    e.unit = "count";
+    e.perf_type = 4;
+    e.hardware = true;
+    events.push_back(e);
+  }
+  data.layout.AddGroup(events);
+  return data;
+}
+
+void AddRegion(RunData* data, const std::string& name, const std::vector<Counts>& per_thread,
+               double running_share = 1.0) {
+  Region region{name, name, -1, {}, {}};
+  for (size_t t = 0; t < per_thread.size(); ++t) {
+    if (data->threads.size() <= t) data->threads.push_back({uint32_t(t), 100 + int64_t(t), false, true, ""});
+    RegionOnThread part{uint32_t(t), 1, 0, 0, 0, 1'000'000, 1'000'000, {}, {}};
+    for (const auto& name : kSklEvents) {
+      const double raw = per_thread[t].count(name) ? per_thread[t].at(name) * running_share : 0;
+      part.events.push_back({static_cast<uint64_t>(raw), static_cast<uint64_t>(raw)});
+    }
+    part.groups = {{1'000'000, static_cast<uint64_t>(1'000'000 * running_share)}};
+    region.threads.push_back(part);
+  }
+  data->regions.push_back(region);
+}
+
+const Counts kMultiply1 = SklCounts(1e9, 0.05, 0.02, 0.15, 5e8,
+    {{"CYCLE_ACTIVITY.STALLS_MEM_ANY", 7e8}, {"CYCLE_ACTIVITY.STALLS_TOTAL", 8e8},
+     {"EXE_ACTIVITY.BOUND_ON_STORES", 1e7}, {"EXE_ACTIVITY.1_PORTS_UTIL", 5e7},
+     {"EXE_ACTIVITY.2_PORTS_UTIL", 5e7}, {"CYCLE_ACTIVITY.STALLS_L1D_MISS", 6.5e8},
+     {"CYCLE_ACTIVITY.STALLS_L2_MISS", 6e8}, {"CYCLE_ACTIVITY.STALLS_L3_MISS", 4e8}});
+const Counts kMultiply2 = SklCounts(4e8, 0.05, 0.02, 0.45, 5e8,
+    {{"CYCLE_ACTIVITY.STALLS_MEM_ANY", 5e7}, {"CYCLE_ACTIVITY.STALLS_TOTAL", 2e8},
+     {"EXE_ACTIVITY.BOUND_ON_STORES", 5e6}, {"EXE_ACTIVITY.1_PORTS_UTIL", 1.5e8},
+     {"EXE_ACTIVITY.2_PORTS_UTIL", 1e8}, {"CYCLE_ACTIVITY.STALLS_L1D_MISS", 3e7},
+     {"CYCLE_ACTIVITY.STALLS_L2_MISS", 1e7}, {"CYCLE_ACTIVITY.STALLS_L3_MISS", 5e6}});
+// Table 5: the same loop with counters on one cache line, then padded.
+const Counts kSharedCounters = SklCounts(1e9, 0.03, 0.01, 0.10, 4e8,
+    {{"CYCLE_ACTIVITY.STALLS_MEM_ANY", 3e8}, {"CYCLE_ACTIVITY.STALLS_TOTAL", 8.5e8},
+     {"EXE_ACTIVITY.BOUND_ON_STORES", 5e8}, {"EXE_ACTIVITY.1_PORTS_UTIL", 2e7},
+     {"EXE_ACTIVITY.2_PORTS_UTIL", 2e7}});
+const Counts kPaddedCounters = SklCounts(2e8, 0.05, 0.01, 0.60, 4e8,
+    {{"CYCLE_ACTIVITY.STALLS_MEM_ANY", 1e7}, {"CYCLE_ACTIVITY.STALLS_TOTAL", 5e7},
+     {"EXE_ACTIVITY.BOUND_ON_STORES", 2e6}, {"EXE_ACTIVITY.1_PORTS_UTIL", 5e7},
+     {"EXE_ACTIVITY.2_PORTS_UTIL", 5e7}});
+
+// A recording goes through the JSON file format, as a replayed run does.
+RunAnalysis Replay(const RunData& data, RunData* replayed) {
+  auto back = RunFromJson(RunToJson(data));
+  EXPECT_TRUE(back.ok()) << back.status();
+  *replayed = *back;
+  auto library = DefinitionLibrary::Load();
+  EXPECT_TRUE(library.ok());
+  return AnalyzeRun(*replayed, *library, "");
+}
+
+std::vector<std::string> CriticalPath(const TopDownResult& r) {
+  std::vector<std::string> path;
+  for (const auto& n : r.tree) {
+    if (n.critical) path.push_back(n.name);
+  }
+  return path;
+}
+
+TEST(RegionAnalysis, MatmulMovesFromMemoryBoundToCoreBound) {
+  RunData data = SklRecording();
+  AddRegion(&data, "multiply1", {kMultiply1});
+  AddRegion(&data, "multiply2", {kMultiply2});
+  RunData replayed;
+  const RunAnalysis analysis = Replay(data, &replayed);
+  ASSERT_TRUE(analysis.HasTrees()) << analysis.unavailable;
+  EXPECT_EQ(analysis.uarch, "skl") << "identified from the recorded CPU";
+  const TopDownResult& m1 = analysis.regions[0];
+  const TopDownResult& m2 = analysis.regions[1];
+  EXPECT_NEAR(m1.Find("Backend_Bound")->value.value(), 0.78, 1e-6);
+  EXPECT_NEAR(m1.Find("Retiring")->value.value(), 0.15, 1e-6);
+  EXPECT_NEAR(m1.Find("Backend_Bound.Memory_Bound")->value.value(), 0.78 * 7.1e8 / 8.675e8, 1e-6);
+  EXPECT_EQ(CriticalPath(m1),
+            (std::vector<std::string>{"Backend_Bound", "Backend_Bound.Memory_Bound",
+                                      "Backend_Bound.Memory_Bound.L3_Bound"}));
+  EXPECT_EQ(CriticalPath(m2), (std::vector<std::string>{"Backend_Bound", "Backend_Bound.Core_Bound"}));
+  EXPECT_NEAR(m1.MetricValue("IPC").value(), 0.5, 1e-9);
+  EXPECT_NEAR(m2.MetricValue("IPC").value(), 1.25, 1e-9);
+  // Hierarchical safety: Store_Bound is below its threshold, and Divider has
+  // no events, so it is not measured rather than 0.
+  EXPECT_FALSE(m1.Find("Backend_Bound.Memory_Bound.Store_Bound")->flagged);
+  EXPECT_FALSE(m1.Find("Backend_Bound.Core_Bound.Divider")->value.has_value());
+  const std::string text = FormatTextReport(replayed, &analysis);
+  EXPECT_NE(text.find("Top-Down (skl)"), std::string::npos) << text;
+  EXPECT_NE(text.find("▶ Backend_Bound 78.0% › Memory_Bound"), std::string::npos) << text;
+  EXPECT_NE(text.find("▶ Backend_Bound 48.0% › Core_Bound"), std::string::npos) << text;
+  EXPECT_NE(text.find("not measured: Fetch_Latency"), std::string::npos) << text;
+}
+
+TEST(RegionAnalysis, FalseSharingFlaggedOnlyOnTheSharedMultithreadedVersion) {
+  RunData data = SklRecording();
+  AddRegion(&data, "single_thread", {kPaddedCounters});
+  AddRegion(&data, "adjacent_counters", {kSharedCounters, kSharedCounters, kSharedCounters, kSharedCounters});
+  AddRegion(&data, "padded_counters", {kPaddedCounters, kPaddedCounters, kPaddedCounters, kPaddedCounters});
+  RunData replayed;
+  const RunAnalysis analysis = Replay(data, &replayed);
+  ASSERT_TRUE(analysis.HasTrees());
+  auto ids = [](const TopDownResult& r) {
+    std::vector<std::string> v;
+    for (const auto& d : r.diagnoses) v.push_back(d.id);
+    return v;
+  };
+  EXPECT_TRUE(ids(analysis.regions[0]).empty());
+  EXPECT_EQ(ids(analysis.regions[1]), std::vector<std::string>{"false_sharing"});
+  EXPECT_TRUE(ids(analysis.regions[2]).empty());
+  const Diagnosis& d = analysis.regions[1].diagnoses[0];
+  EXPECT_EQ(d.evidence, "4 threads; Store_Bound 50.0% (threshold 20.0%)");
+  // Counts are summed over threads, never percentages averaged.
+  EXPECT_NEAR(analysis.regions[1].Find("Backend_Bound")->value.value(), 0.86, 1e-6);
+  const std::string text = FormatTextReport(replayed, &analysis);
+  EXPECT_NE(text.find("diagnosis: likely false sharing — 4 threads"), std::string::npos) << text;
+  const size_t padded_row = text.find("padded_counters", text.find("Top-Down (skl)"));
+  ASSERT_NE(padded_row, std::string::npos);
+  EXPECT_EQ(text.find("diagnosis:", padded_row), std::string::npos) << text;
+}
+
+TEST(RegionAnalysis, SingleThreadStoresBoundIsNotCalledFalseSharing) {
+  RunData data = SklRecording();
+  AddRegion(&data, "stores", {kSharedCounters});
+  RunData replayed;
+  const RunAnalysis analysis = Replay(data, &replayed);
+  ASSERT_EQ(analysis.regions[0].diagnoses.size(), 1u);
+  EXPECT_EQ(analysis.regions[0].diagnoses[0].id, "stores_bound");
+}
+
+TEST(RegionAnalysis, MultiplexedCountsAreScaledAndNeverRunGroupsAreNotMeasured) {
+  RunData data = SklRecording();
+  AddRegion(&data, "half_time", {kMultiply1}, 0.5);  // raw counts halved, running = enabled / 2
+  AddRegion(&data, "never_ran", {kMultiply1}, 0.0);
+  RunData replayed;
+  const RunAnalysis analysis = Replay(data, &replayed);
+  EXPECT_NEAR(ScaledRegionCount(replayed, replayed.regions[0], 0).value(), 1e9, 1);
+  EXPECT_NEAR(analysis.regions[0].Find("Backend_Bound")->value.value(), 0.78, 1e-6);
+  EXPECT_FALSE(ScaledRegionCount(replayed, replayed.regions[1], 0).has_value());
+  EXPECT_FALSE(analysis.regions[1].AnyMeasured());
+  EXPECT_EQ(analysis.regions[1].Find("Frontend_Bound")->why_not,
+            "IDQ_UOPS_NOT_DELIVERED.CORE or KERNEL.TOPDOWN_FETCH_BUBBLES not measured");
+}
+
+TEST(RegionAnalysis, NoHardwareCountersSaysWhyInsteadOfATree) {
+  RunData data;
+  data.availability.hardware_reason = "no hardware PMU is exposed to this machine";
+  auto library = DefinitionLibrary::Load();
+  ASSERT_TRUE(library.ok());
+  const RunAnalysis analysis = AnalyzeRun(data, *library, "");
+  EXPECT_FALSE(analysis.HasTrees());
+  EXPECT_EQ(analysis.unavailable, "no hardware counters: no hardware PMU is exposed to this machine");
+}
+
+TEST(RegionAnalysis, UnknownCpuNeedsTdUarch) {
+  RunData data = SklRecording();
+  data.machine.cpu_model = 999;
+  AddRegion(&data, "r", {kMultiply1});
+  auto library = DefinitionLibrary::Load();
+  ASSERT_TRUE(library.ok());
+  const RunAnalysis unknown = AnalyzeRun(data, *library, "");
+  EXPECT_FALSE(unknown.HasTrees());
+  EXPECT_NE(unknown.unavailable.find("family 6 model 999"), std::string::npos);
+  EXPECT_NE(unknown.unavailable.find("TD_UARCH"), std::string::npos);
+  const RunAnalysis forced = AnalyzeRun(data, *library, "skx");
+  ASSERT_TRUE(forced.HasTrees());
+  EXPECT_EQ(forced.uarch, "skx");
+}
+
+TEST(CpuIdentification, FromTheDefinitionTables) {
+  auto library = DefinitionLibrary::Load();
+  ASSERT_TRUE(library.ok());
+  EXPECT_EQ(*library->Identify("GenuineIntel", 6, 85, 4), "skx");
+  EXPECT_EQ(*library->Identify("GenuineIntel", 6, 85, 7), "clx");
+  EXPECT_EQ(*library->Identify("GenuineIntel", 6, 143, 8), "spr");
+  EXPECT_EQ(*library->Identify("GenuineIntel", 6, 183, 1), "adl") << "hybrid: the whole part";
+  EXPECT_EQ(*library->Identify("AuthenticAMD", 25, 17, 1), "zen4");
+  EXPECT_EQ(*library->Identify("AuthenticAMD", 25, 33, 0), "zen3");
+  EXPECT_EQ(*library->Identify("AuthenticAMD", 26, 2, 0), "zen5");
+  EXPECT_EQ(*library->Identify("0x41", 0, 0xd49, 0), "neoverse_n2");
+  EXPECT_FALSE(library->Identify("GenuineIntel", 15, 6, 0).ok());
+}
+
+TEST(LevelOneBar, LettersInProportion) {
+  TopDownResult r;
+  for (const auto& [name, v] : std::vector<std::pair<std::string, double>>{
+           {"Frontend_Bound", 0.1}, {"Bad_Speculation", 0.1}, {"Retiring", 0.3}, {"Backend_Bound", 0.5}}) {
+    TreeNode n;
+    n.name = name;
+    n.level = 1;
+    n.value = v;
+    r.tree.push_back(n);
+  }
+  EXPECT_EQ(LevelOneBar(r, 10), "FSRRRBBBBB");
+  EXPECT_EQ(LevelOneBar(r, 20).size(), 20u);
+}
+
+}  // namespace
+}  // namespace td
