@@ -63,13 +63,18 @@ RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
   std::vector<std::string> recorded;
   for (const EventInfo& e : data.layout.events) recorded.push_back(NormalizeEventName(e.name));
   for (const Region& region : data.regions) {
+    // Formulas use perf stat's units: task-clock in ms, elapsed time in s.
+    const double elapsed_s = static_cast<double>(Totals(region, 0).wall_inclusive_ns) / 1e9;
     auto lookup = [&](const std::vector<std::string>& spellings,
                       std::string*) -> std::optional<double> {
       for (const std::string& s : spellings) {
+        if (s == "seconds_time_elapsed") return elapsed_s;
         const auto at = std::find(recorded.begin(), recorded.end(), s);
-        if (at != recorded.end()) {
-          return ScaledRegionCount(data, region, static_cast<size_t>(at - recorded.begin()));
-        }
+        if (at == recorded.end()) continue;
+        const auto index = static_cast<size_t>(at - recorded.begin());
+        const std::optional<double> count = ScaledRegionCount(data, region, index);
+        const bool nanoseconds = data.layout.events[index].unit == "ns";
+        return count && nanoseconds ? std::optional<double>(*count / 1e6) : count;
       }
       return std::nullopt;
     };

@@ -59,9 +59,13 @@ Config ReadConfig(const EnvLookup& env, std::vector<std::string>* errors) {
       config.backend = BackendChoice::kPerfEvent;
     } else if (b == "none" || b == "off") {
       config.backend = BackendChoice::kNone;
+    } else if (b.rfind("replay:", 0) == 0 && b.size() > 7) {
+      config.backend = BackendChoice::kReplay;
+      config.replay_file = std::string(raw).substr(7);
     } else {
       errors->push_back(absl::StrFormat(
-          "TD_BACKEND=\"%s\" is not understood; accepted: perf, none; using perf", raw));
+          "TD_BACKEND=\"%s\" is not understood; accepted: perf, none, replay:FILE; using perf",
+          raw));
     }
   }
   return config;

@@ -8,7 +8,7 @@
 
 namespace td {
 
-enum class BackendChoice { kPerfEvent, kNone };
+enum class BackendChoice { kPerfEvent, kNone, kReplay };
 
 struct Config {
   bool disabled = false;          // TD_DISABLE
@@ -16,6 +16,7 @@ struct Config {
   std::string json_dir = ".";     // TD_OUTPUT_DIR
   bool write_json = true;         // TD_JSON
   BackendChoice backend = BackendChoice::kPerfEvent;  // TD_BACKEND
+  std::string replay_file;        // TD_BACKEND=replay:FILE
   bool quiet = false;             // TD_QUIET: no notices on stderr (errors still print)
 };
 

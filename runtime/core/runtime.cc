@@ -90,6 +90,7 @@ void Runtime::Start() {
     SetState(RuntimeState::kOff);
     return;
   }
+  if (config_.backend == BackendChoice::kReplay && StartReplay()) return;
   Availability availability;
   if (config_.backend == BackendChoice::kNone) {
     availability.software_reason = "TD_BACKEND=none";
@@ -113,6 +114,26 @@ void Runtime::Start() {
   pthread_atfork(&Runtime::BeforeFork, &Runtime::AfterForkInParent, &Runtime::AfterForkInChild);
   std::atexit(&FinalizeAtExit);
   SetState(RuntimeState::kRunning);
+}
+
+// Markers record nothing: at exit the recording goes through the same
+// analysis and reports as a live run would.
+bool Runtime::StartReplay() {
+  auto recording = ReadRunFile(config_.replay_file);
+  if (!recording.ok()) {
+    Report(Severity::kError, absl::StrFormat("TD_BACKEND=replay:%s: %s; measuring this run instead",
+                                             config_.replay_file, recording.status().message()));
+    config_.backend = BackendChoice::kPerfEvent;
+    return false;
+  }
+  replay_ = std::make_unique<RunData>(*std::move(recording));
+  Report(Severity::kNotice, absl::StrFormat("replaying %s (recorded from %s, pid %d); markers of "
+                                            "this run are not measured",
+                                            config_.replay_file, replay_->program.name,
+                                            replay_->program.pid));
+  std::atexit(&FinalizeAtExit);
+  SetState(RuntimeState::kOff);
+  return true;
 }
 
 ThreadState* Runtime::ThisThreadSlow() {
@@ -210,6 +231,11 @@ void Runtime::Finalize() {
     g_runtime_state.compare_exchange_strong(expected, static_cast<int>(RuntimeState::kOff));
   }
   __atomic_store_n(&td_markers_off, 1, __ATOMIC_RELAXED);
+  if (replay_ != nullptr) {
+    const std::unique_ptr<RunData> recording = std::move(replay_);
+    WriteTextReport(*recording);
+    return;
+  }
   if (!was_running) return;  // never started, disabled, or already finalized
   RunData data;
   {
@@ -263,6 +289,10 @@ void Runtime::WriteReports(const RunData& data) {
       std::fprintf(stderr, "td: wrote %s\n", path.c_str());
     }
   }
+  WriteTextReport(data);
+}
+
+void Runtime::WriteTextReport(const RunData& data) {
   const std::string& target = config_.text_output;
   if (target == "none") return;
   // Top-Down trees need hardware counts; without them the header line

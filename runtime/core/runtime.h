@@ -53,10 +53,13 @@ class Runtime {
   static void AfterForkInChild();
   RunData Collect();  // with threads_mu_ held
   void WriteReports(const RunData& data);
+  void WriteTextReport(const RunData& data);
+  bool StartReplay();
 
   std::mutex start_mu_;
   Config config_;
   std::unique_ptr<CounterBackend> backend_;
+  std::unique_ptr<RunData> replay_;  // TD_BACKEND=replay:FILE: the recording to report
   RegionRegistry regions_;
   std::mutex threads_mu_;  // guards threads_; std::mutex so that TSan sees it
   std::vector<std::unique_ptr<ThreadState>> threads_;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "absl/strings/str_format.h"
+#include "runtime/report/text_report.h"
 
 namespace td {
 namespace {
@@ -69,6 +70,15 @@ std::string FormatTopDownSection(const RunData& data, const RunAnalysis& analysi
     out += ipc ? absl::StrFormat("  %.2f", *ipc) : "  —";
     out += "  " + LevelOneBar(result, 40) + "\n";
 
+    const auto instructions = result.MetricValue("Instructions");
+    const auto cpi = result.MetricValue("CPI");
+    const auto ghz = result.MetricValue("Clock_GHz");
+    if (instructions && cpi && ghz && *ghz > 0) {
+      // Yasin's starting point: time = instructions × CPI × cycle time.
+      absl::StrAppendFormat(&out, "  iron law: %.3g instructions × %.2f CPI ÷ %.2f GHz = %s of CPU time\n",
+                            *instructions, *cpi, *ghz,
+                            HumanDuration(static_cast<int64_t>(*instructions * *cpi / *ghz)));
+    }
     std::string path;
     for (const TreeNode& n : result.tree) {
       if (!n.critical) continue;

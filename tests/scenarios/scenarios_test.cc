@@ -299,5 +299,32 @@ TEST(Scenario, JsonIsNeverWrittenThroughASymlink) {
   EXPECT_NE(ReadFile(link).find("outer"), std::string::npos);
 }
 
+
+TEST(Scenario, ReplayBackendReportsTheRecordingWithItsTopDownTrees) {
+  const std::string fixture = std::string(TD_TEST_DATA_DIR) + "/replay_skl_matmul.json";
+  const ScenarioRun run = RunApp("nested", {"TD_BACKEND=replay:" + fixture});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(run.reports.empty()) << "the recording is reported, not re-recorded";
+  EXPECT_NE(run.err.find("td: replaying " + fixture), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("Top-Down (skl)"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("▶ Backend_Bound 78.0% › Memory_Bound 63.8% › L3_Bound 20.0% of cycles"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("▶ Backend_Bound 48.0% › Core_Bound 41.4%"), std::string::npos);
+  EXPECT_NE(run.err.find("iron law: 5e+08 instructions × 2.00 CPI ÷ 3.00 GHz = 333.00 ms"),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.err.find("outer"), std::string::npos) << "this run's own regions are not measured";
+}
+
+TEST(Scenario, ReplayOfAMissingFileSaysSoAndMeasuresTheRun) {
+  const ScenarioRun run = RunApp("nested", {"TD_BACKEND=replay:/nonexistent/run.json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("TD_BACKEND=replay:/nonexistent/run.json: cannot open"), std::string::npos)
+      << run.err;
+  ASSERT_EQ(run.reports.size(), 1u);
+  EXPECT_NE(FindRegion(run.reports[0], "outer/inner_a/leaf"), nullptr);
+}
+
 }  // namespace
 }  // namespace td::testing
