@@ -33,8 +33,9 @@ std::optional<double> ScaledRegionCount(const RunData& data, const Region& regio
 }
 
 RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
-                       const std::string& uarch_override) {
+                       const std::string& uarch_override, std::optional<double> peak_gbps) {
   RunAnalysis analysis;
+  analysis.peak_gbps = peak_gbps;
   const bool any_hardware = std::any_of(data.layout.events.begin(), data.layout.events.end(),
                                         [](const EventInfo& e) { return e.hardware; });
   if (!any_hardware) {
@@ -79,10 +80,60 @@ RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
       return std::nullopt;
     };
     TopDownResult result = AnalyzeCounts(*set, lookup);
-    Diagnose(static_cast<int>(region.threads.size()), &result);
+    Diagnose(static_cast<int>(region.threads.size()), peak_gbps, &result);
     analysis.regions.push_back(std::move(result));
   }
   return analysis;
+}
+
+}  // namespace td
+
+namespace td {
+
+nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysis) {
+  using nlohmann::json;
+  auto kind_name = [](NodeKind kind) {
+    switch (kind) {
+      case NodeKind::kSlotsFraction: return "fraction_of_slots";
+      case NodeKind::kCyclesFraction: return "fraction_of_cycles";
+      case NodeKind::kRatio: return "ratio";
+      case NodeKind::kCount: return "count";
+    }
+    return "?";
+  };
+  json out = {{"uarch", analysis.uarch},
+              {"available", analysis.HasTrees()},
+              {"unavailable_reason", analysis.unavailable},
+              {"peak_gbps", analysis.peak_gbps ? json(*analysis.peak_gbps) : json(nullptr)},
+              {"regions", json::array()}};
+  for (size_t i = 0; i < analysis.regions.size() && i < data.regions.size(); ++i) {
+    const TopDownResult& r = analysis.regions[i];
+    json tree = json::array();
+    for (const TreeNode& n : r.tree) {
+      tree.push_back({{"name", n.name},
+                      {"parent", n.parent},
+                      {"level", n.level},
+                      {"kind", kind_name(n.kind)},
+                      {"value", n.value ? json(*n.value) : json(nullptr)},
+                      {"threshold", n.threshold ? json(*n.threshold) : json(nullptr)},
+                      {"flagged", n.flagged},
+                      {"critical", n.critical},
+                      {"not_measured_because", n.why_not}});
+    }
+    json metrics = json::object();
+    for (const Metric& m : r.metrics) metrics[m.name] = m.value;
+    json diagnoses = json::array();
+    for (const Diagnosis& d : r.diagnoses) {
+      diagnoses.push_back({{"id", d.id}, {"title", d.title}, {"evidence", d.evidence}, {"advice", d.advice}});
+    }
+    out["regions"].push_back({{"path", data.regions[i].path},
+                              {"threads", data.regions[i].threads.size()},
+                              {"tree", tree},
+                              {"metrics", metrics},
+                              {"diagnoses", diagnoses},
+                              {"notes", r.notes}});
+  }
+  return out;
 }
 
 }  // namespace td

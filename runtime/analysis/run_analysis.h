@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "nlohmann/json.hpp"
 #include "runtime/analysis/topdown_tree.h"
 #include "runtime/report/run_data.h"
 #include "runtime/uarch/definitions.h"
@@ -15,13 +16,20 @@ struct RunAnalysis {
   std::string uarch;        // key used; "" when none could be chosen
   std::string unavailable;  // why there is no tree (no hardware counts, unknown CPU…)
   std::vector<TopDownResult> regions;  // parallel to RunData::regions
+  std::optional<double> peak_gbps;     // the bandwidth the diagnoses compared against
 
   bool HasTrees() const { return unavailable.empty(); }
 };
 
-// `uarch_override` (TD_UARCH or --uarch) wins over the recorded CPU.
+// `uarch_override` (TD_UARCH or --uarch) wins over the recorded CPU;
+// `peak_gbps` is the recording machine's calibrated bandwidth, if known.
 RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
-                       const std::string& uarch_override);
+                       const std::string& uarch_override,
+                       std::optional<double> peak_gbps = std::nullopt);
+
+// The analysis as JSON (td report --json): per region the tree with values
+// (null when not measured), flags, critical path, metrics, diagnoses, notes.
+nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysis);
 
 // A region's count of each recorded event, summed over threads, each
 // thread's count scaled by its group's time_enabled / time_running.

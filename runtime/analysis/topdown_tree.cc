@@ -103,7 +103,7 @@ std::string Evidence(const TreeNode& n) {
 
 }  // namespace
 
-void Diagnose(int threads, TopDownResult* result) {
+void Diagnose(int threads, std::optional<double> peak_gbps, TopDownResult* result) {
   const TreeNode* store = result->Find("Backend_Bound.Memory_Bound.Store_Bound");
   const TreeNode* contested = result->Find("Backend_Bound.Memory_Bound.L3_Bound.Contested_Accesses");
   const TreeNode* false_sharing = result->Find("Backend_Bound.Memory_Bound.Store_Bound.False_Sharing");
@@ -127,9 +127,26 @@ void Diagnose(int threads, TopDownResult* result) {
          "the store buffer fills: write less (narrower types, fewer passes), use streaming stores "
          "for data not read again soon, and check for 4 KiB aliasing between loads and stores"});
   }
-  if (bandwidth != nullptr && bandwidth->flagged) {
+  // Bandwidth: the region's DRAM read rate against the measured peak, and
+  // the MEM_Bandwidth node where the definitions have it.
+  std::vector<std::string> bandwidth_evidence;
+  const auto bytes = result->MetricValue("DRAM_Read_Bytes");
+  const auto seconds = result->MetricValue("Elapsed_Seconds");
+  if (bytes && seconds && *seconds > 0 && peak_gbps && *peak_gbps > 0) {
+    const double gbps = *bytes / *seconds / 1e9;
+    if (gbps >= kBandwidthFlagShare * *peak_gbps) {
+      bandwidth_evidence.push_back(absl::StrFormat(
+          "%.1f GB/s of DRAM reads (at least) = %.0f%% of this machine's measured triad peak "
+          "%.1f GB/s",
+          gbps, 100 * gbps / *peak_gbps, *peak_gbps));
+    }
+  }
+  if (bandwidth != nullptr && bandwidth->flagged) bandwidth_evidence.push_back(Evidence(*bandwidth));
+  if (!bandwidth_evidence.empty()) {
+    std::string evidence;
+    for (const auto& e : bandwidth_evidence) evidence += (evidence.empty() ? "" : "; ") + e;
     result->diagnoses.push_back(
-        {"memory_bandwidth", "memory bandwidth bound", Evidence(*bandwidth),
+        {"memory_bandwidth", "memory bandwidth bound", evidence,
          "the region streams more data than DRAM delivers: block loops for cache reuse, fuse "
          "passes over the same arrays, use smaller element types"});
   }

@@ -54,8 +54,12 @@ struct TopDownResult {
 TopDownResult AnalyzeCounts(const MetricSet& set, const CountLookup& lookup,
                             EvaluationOptions options = {});
 
-// Adds the case-study diagnoses; `threads` is how many threads ran the region.
-void Diagnose(int threads, TopDownResult* result);
+// Adds the case-study diagnoses; `threads` is how many threads ran the region,
+// `peak_gbps` the machine's measured triad bandwidth when known (td calibrate).
+void Diagnose(int threads, std::optional<double> peak_gbps, TopDownResult* result);
+
+// The share of the measured peak above which a region is called bandwidth bound.
+inline constexpr double kBandwidthFlagShare = 0.7;
 
 }  // namespace td
 

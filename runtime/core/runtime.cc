@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "runtime/analysis/run_analysis.h"
 #include "runtime/core/diagnostics.h"
+#include "runtime/machine/bandwidth_calibration.h"
 #include "runtime/counters/availability.h"
 #include "runtime/counters/perf_event_backend.h"
 #include "runtime/regions/merge_threads.h"
@@ -304,7 +305,8 @@ void Runtime::WriteTextReport(const RunData& data) {
                           : absl::StatusOr<DefinitionLibrary>(absl::UnavailableError(""));
   if (library.ok()) {
     const char* uarch = std::getenv("TD_UARCH");
-    const RunAnalysis analysis = AnalyzeRun(data, *library, uarch != nullptr ? uarch : "");
+    const RunAnalysis analysis = AnalyzeRun(data, *library, uarch != nullptr ? uarch : "",
+                                            CachedPeakGbps(data.machine));
     text = FormatTextReport(data, &analysis);
   } else {
     if (hardware) {

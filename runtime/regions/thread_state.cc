@@ -98,7 +98,9 @@ void ThreadState::Begin(uint32_t region, const td_site* site) {
 // Snapshots are a handful of words: GCC's vectorised loop spends more on its
 // run-time alias checks than the scalar loop spends in total (callgrind: 187
 // against the figures in docs/performance.md).
+#if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-tree-vectorize")))
+#endif
 void ThreadState::CloseTop(int64_t now, const uint64_t* __restrict end) {
   const size_t d = --depth_;
   const Frame& frame = frames_[d];
@@ -118,6 +120,9 @@ void ThreadState::CloseTop(int64_t now, const uint64_t* __restrict end) {
   uint64_t* exclusive = NodeExclusive(frame.node);
   uint64_t* parent_exclusive = NodeExclusive(frame.parent_node);
   --open_count_[frame.region];
+#if defined(__clang__)
+#pragma clang loop vectorize(disable)
+#endif
   for (size_t i = 0; i < words; ++i) {
     const uint64_t delta = end[i] - start[i];
     inclusive[i] += delta & keep;

@@ -59,7 +59,7 @@ struct Row {
 
 class TableWriter {
  public:
-  explicit TableWriter(const RunData& data) : data_(data) {
+  explicit TableWriter(const RunData& data) {
     task_clock_ = data.EventIndex("task-clock");
     for (const char* name : {"page-faults", "context-switches", "cpu-migrations"}) {
       if (auto i = data.EventIndex(name)) count_columns_.push_back({name, *i});
@@ -111,7 +111,6 @@ class TableWriter {
   }
 
  private:
-  const RunData& data_;
   std::optional<size_t> task_clock_;
   std::vector<std::pair<std::string, size_t>> count_columns_;
   std::vector<Row> rows_;

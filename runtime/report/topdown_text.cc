@@ -59,7 +59,7 @@ std::string FormatTopDownSection(const RunData& data, const RunAnalysis& analysi
   out += "  IPC\n";
   for (size_t i = 0; i < data.regions.size() && i < analysis.regions.size(); ++i) {
     const TopDownResult& result = analysis.regions[i];
-    if (!result.AnyMeasured()) continue;
+    if (!result.AnyMeasured() && result.metrics.empty() && result.diagnoses.empty()) continue;
     out += absl::StrFormat("%-*s", static_cast<int>(width), data.regions[i].path);
     for (const Category& c : kLevelOne) {
       const TreeNode* n = result.Find(c.node);
@@ -70,6 +70,26 @@ std::string FormatTopDownSection(const RunData& data, const RunAnalysis& analysi
     out += ipc ? absl::StrFormat("  %.2f", *ipc) : "  —";
     out += "  " + LevelOneBar(result, 40) + "\n";
 
+    const auto flops = result.MetricValue("FLOPs");
+    const auto seconds = result.MetricValue("Elapsed_Seconds");
+    const auto dram = result.MetricValue("DRAM_Read_Bytes");
+    if (seconds && *seconds > 0 && (flops || dram)) {
+      std::string rates;
+      if (flops) {
+        rates += absl::StrFormat("%.2f GFLOP/s", *flops / *seconds / 1e9);
+        if (const auto vector = result.MetricValue("Vector_FLOP_Share")) {
+          rates += absl::StrFormat(" (%.0f%% vector)", 100 * *vector);
+        }
+      }
+      if (dram) {
+        rates += absl::StrFormat("%s≥ %.2f GB/s DRAM reads", rates.empty() ? "" : ", ",
+                                 *dram / *seconds / 1e9);
+        if (analysis.peak_gbps) {
+          rates += absl::StrFormat(" (peak %.1f GB/s from td calibrate)", *analysis.peak_gbps);
+        }
+      }
+      absl::StrAppendFormat(&out, "  rates: %s\n", rates);
+    }
     const auto instructions = result.MetricValue("Instructions");
     const auto cpi = result.MetricValue("CPI");
     const auto ghz = result.MetricValue("Clock_GHz");
@@ -91,6 +111,7 @@ std::string FormatTopDownSection(const RunData& data, const RunAnalysis& analysi
     }
     std::string missing;
     for (const TreeNode& n : result.tree) {
+      if (!result.AnyMeasured()) break;  // nothing of the tree was collected: no list
       if (!n.value && n.why_not != "parent not measured") {
         missing += (missing.empty() ? "" : ", ") + n.ShortName();
       }

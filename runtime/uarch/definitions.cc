@@ -170,9 +170,30 @@ absl::Status CheckNames(const MetricSet& set) {
   return absl::OkStatus();
 }
 
+absl::Status AddConstants(const json& constants, const std::string& file, MetricSet* set) {
+  if (!constants.is_object()) return FileError(file, "\"constants\" must be an object");
+  for (const auto& [k, v] : constants.items()) {
+    if (!v.is_number()) return FileError(file, "constant \"" + k + "\" must be a number");
+    set->constants[k] = v.get<double>();
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<MetricSet> DefinitionLibrary::ForUarch(const std::string& uarch) const {
+  // Any field of the wrong JSON type ends up here as an exception: turn it
+  // into an error naming the file instead of letting it escape.
+  std::string current_file;
+  try {
+    return ForUarchUnchecked(uarch, &current_file);
+  } catch (const json::exception& e) {
+    return FileError(current_file, std::string("a field has the wrong type: ") + e.what());
+  }
+}
+
+absl::StatusOr<MetricSet> DefinitionLibrary::ForUarchUnchecked(const std::string& uarch,
+                                                               std::string* current_file) const {
   MetricSet set;
   set.uarch = uarch;
   bool specific = false;
@@ -184,13 +205,18 @@ absl::StatusOr<MetricSet> DefinitionLibrary::ForUarch(const std::string& uarch) 
       const json uarchs = j.value("uarchs", json::object());
       const bool everywhere = uarchs.contains("*");
       if ((pass == 0) != everywhere || !(everywhere || uarchs.contains(uarch))) continue;
+      *current_file = file.name;
       specific |= !everywhere;
       set.families.push_back(j.value("family", file.name));
-      const json constants = j.value("constants", json::object());
-      for (const auto& [k, v] : constants.items()) set.constants[k] = v;
+      if (auto s = AddConstants(j.value("constants", json::object()), file.name, &set); !s.ok()) {
+        return s;
+      }
       if (!everywhere) {
-        const json own = uarchs[uarch].value("constants", json::object());
-        for (const auto& [k, v] : own.items()) set.constants[k] = v;
+        if (!uarchs[uarch].is_object()) return FileError(file.name, "uarchs." + uarch + " must be an object");
+        if (auto s = AddConstants(uarchs[uarch].value("constants", json::object()), file.name, &set);
+            !s.ok()) {
+          return s;
+        }
       }
       const json events = j.value("events", json::array());
       for (const json& e : events) {
@@ -245,7 +271,10 @@ std::vector<std::string> DefinitionLibrary::Uarchs() const {
 namespace {
 
 bool CpuMatches(const json& cpu, const std::string& vendor, int family, int model, int stepping) {
-  if (cpu.value("vendor", "") != vendor) return false;
+  if (!cpu.is_object() || !cpu.contains("vendor") || !cpu["vendor"].is_string() ||
+      cpu["vendor"].get<std::string>() != vendor) {
+    return false;
+  }
   if (cpu.contains("family") && cpu["family"].get<int>() != family) return false;
   if (cpu.contains("part") && cpu["part"].get<int>() != model) return false;
   if (cpu.contains("models")) {
@@ -273,9 +302,14 @@ absl::StatusOr<std::string> DefinitionLibrary::Identify(const std::string& vendo
     if (!j.is_object()) continue;
     const json uarchs = j.value("uarchs", json::object());
     for (const auto& [key, entry] : uarchs.items()) {
+      if (!entry.is_object()) continue;
       const json cpus = entry.value("cpus", json::array());
       for (const json& cpu : cpus) {
-        if (CpuMatches(cpu, vendor, family, model, stepping)) return cpu.value("hybrid", key);
+        try {
+          if (CpuMatches(cpu, vendor, family, model, stepping)) return cpu.value("hybrid", key);
+        } catch (const json::exception&) {
+          continue;  // a malformed table entry matches nothing (FromTexts reported it)
+        }
       }
     }
   }

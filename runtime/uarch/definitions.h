@@ -79,6 +79,9 @@ class DefinitionLibrary {
                                        int stepping) const;
 
  private:
+  absl::StatusOr<MetricSet> ForUarchUnchecked(const std::string& uarch,
+                                              std::string* current_file) const;
+
   struct File {
     std::string name;
     std::string text;

@@ -74,6 +74,17 @@ TEST(Definitions, BadFilesAreRejectedWithPreciseErrors) {
       {{"bad.json", R"({"uarchs": {"x": {}}, "nodes": [{"name": "A", "formula": "1 +"}]})"}});
   ASSERT_FALSE(syntax.ok());
   EXPECT_NE(syntax.status().message().find("definitions bad.json: A: expected"), std::string::npos);
+  // Found by the fuzzer: a field of the wrong JSON type must be an error, not a throw.
+  auto array_constant = DefinitionLibrary::FromTexts(
+      {{"bad.json", R"({"uarchs": {"x": {"constants": {"W": [1]}}}, "nodes": []})"}});
+  ASSERT_FALSE(array_constant.ok());
+  EXPECT_EQ(array_constant.status().message(), "definitions bad.json: constant \"W\" must be a number");
+  auto level_text = DefinitionLibrary::FromTexts(
+      {{"bad.json", R"({"uarchs": {"x": {}}, "nodes": [{"name": "A", "formula": "1", "level": "two"}]})"}});
+  ASSERT_FALSE(level_text.ok());
+  EXPECT_NE(level_text.status().message().find("definitions bad.json: a field has the wrong type"),
+            std::string::npos)
+      << level_text.status();
   auto not_json = DefinitionLibrary::FromTexts({{"bad.json", "{"}});
   ASSERT_FALSE(not_json.ok());
   EXPECT_EQ(not_json.status().message(), "definitions bad.json: not valid JSON");

@@ -97,13 +97,13 @@ const Counts kPaddedCounters = SklCounts(2e8, 0.05, 0.01, 0.60, 4e8,
      {"EXE_ACTIVITY.2_PORTS_UTIL", 5e7}});
 
 // A recording goes through the JSON file format, as a replayed run does.
-RunAnalysis Replay(const RunData& data, RunData* replayed) {
+RunAnalysis Replay(const RunData& data, RunData* replayed, std::optional<double> peak = std::nullopt) {
   auto back = RunFromJson(RunToJson(data));
   EXPECT_TRUE(back.ok()) << back.status();
   *replayed = *back;
   auto library = DefinitionLibrary::Load();
   EXPECT_TRUE(library.ok());
-  return AnalyzeRun(*replayed, *library, "");
+  return AnalyzeRun(*replayed, *library, "", peak);
 }
 
 std::vector<std::string> CriticalPath(const TopDownResult& r) {
@@ -129,7 +129,7 @@ TEST(RegionAnalysis, MatmulMovesFromMemoryBoundToCoreBound) {
   EXPECT_NEAR(m1.Find("Backend_Bound.Memory_Bound")->value.value(), 0.78 * 7.1e8 / 8.675e8, 1e-6);
   EXPECT_EQ(CriticalPath(m1),
             (std::vector<std::string>{"Backend_Bound", "Backend_Bound.Memory_Bound",
-                                      "Backend_Bound.Memory_Bound.L3_Bound"}));
+                                      "Backend_Bound.Memory_Bound.DRAM_Bound"}));
   EXPECT_EQ(CriticalPath(m2), (std::vector<std::string>{"Backend_Bound", "Backend_Bound.Core_Bound"}));
   EXPECT_NEAR(m1.MetricValue("IPC").value(), 0.5, 1e-9);
   EXPECT_NEAR(m2.MetricValue("IPC").value(), 1.25, 1e-9);
@@ -192,6 +192,42 @@ TEST(RegionAnalysis, MultiplexedCountsAreScaledAndNeverRunGroupsAreNotMeasured) 
   EXPECT_FALSE(analysis.regions[1].AnyMeasured());
   EXPECT_EQ(analysis.regions[1].Find("Frontend_Bound")->why_not,
             "IDQ_UOPS_NOT_DELIVERED.CORE or KERNEL.TOPDOWN_FETCH_BUBBLES not measured");
+}
+
+TEST(RegionAnalysis, BandwidthDiagnosisComparesWithTheCalibratedPeak) {
+  // A triad-like region: 1e9 LLC misses (64 GB) in 1.001 s of wall time.
+  const std::vector<std::string> events = {"CPU_CLK_UNHALTED.THREAD", "LONGEST_LAT_CACHE.MISS"};
+  RunData data = SklRecording();
+  data.layout = CounterLayout{};
+  std::vector<EventInfo> infos;
+  for (const auto& name : events) {
+    EventInfo e;
+    e.name = name;
+    e.unit = "count";
+    e.hardware = true;
+    infos.push_back(e);
+  }
+  data.layout.AddGroup(infos);
+  Region region{"triad", "triad", -1, {}, {}};
+  RegionOnThread part{0, 1, 0, 0, 0, 1'001'000'000, 1'001'000'000, {}, {}};
+  part.events = {{3'000'000'000, 3'000'000'000}, {1'000'000'000, 1'000'000'000}};
+  part.groups = {{1'000, 1'000}};
+  region.threads.push_back(part);
+  data.regions.push_back(region);
+  data.threads.push_back({0, 1, false, true, ""});
+  RunData replayed;
+  const RunAnalysis fast_machine = Replay(data, &replayed, 200.0);
+  EXPECT_TRUE(fast_machine.regions[0].diagnoses.empty()) << "64 GB/s is 32% of 200 GB/s";
+  const RunAnalysis near_peak = Replay(data, &replayed, 80.0);
+  ASSERT_EQ(near_peak.regions[0].diagnoses.size(), 1u);
+  EXPECT_EQ(near_peak.regions[0].diagnoses[0].evidence,
+            "63.9 GB/s of DRAM reads (at least) = 80% of this machine's measured triad peak 80.0 GB/s");
+  const RunAnalysis unknown_peak = Replay(data, &replayed);
+  EXPECT_TRUE(unknown_peak.regions[0].diagnoses.empty()) << "no peak, no claim";
+  const std::string text = FormatTextReport(replayed, &near_peak);
+  EXPECT_NE(text.find("rates: ≥ 63.94 GB/s DRAM reads (peak 80.0 GB/s from td calibrate)"),
+            std::string::npos)
+      << text;
 }
 
 TEST(RegionAnalysis, NoHardwareCountersSaysWhyInsteadOfATree) {

@@ -3,9 +3,11 @@
 //   td recompute CASE.json             Top-Down values from a case file's counts
 //   td import-perf --uarch KEY FILE    the same from `perf stat -x,` output
 //   td uarchs                          microarchitectures td has definitions for
+//   td calibrate [--refresh]           this machine's memory bandwidth (STREAM triad), cached
 //   td report RUN.json [--uarch KEY]   the text report of a recorded run, with
 //                                      Top-Down trees when it holds hardware counts
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -15,6 +17,7 @@
 #include "nlohmann/json.hpp"
 #include "runtime/analysis/perf_case.h"
 #include "runtime/analysis/run_analysis.h"
+#include "runtime/machine/bandwidth_calibration.h"
 #include "runtime/report/json_report.h"
 #include "runtime/report/text_report.h"
 #include "runtime/uarch/definitions.h"
@@ -27,8 +30,10 @@ int Usage() {
       "  recompute CASE.json              Top-Down values from a case file (docs/recompute.md)\n"
       "  import-perf --uarch KEY FILE     Top-Down values from `perf stat -x,` output\n"
       "  uarchs                           microarchitecture keys td has definitions for\n"
-      "  report RUN.json [--uarch KEY]    text report of a recorded td run, with its Top-Down\n"
-      "                                   trees (the CPU comes from the recording, or TD_UARCH)\n",
+      "  calibrate [--refresh]            measure (once per machine) the memory bandwidth peak\n"
+      "  report RUN.json [--uarch KEY] [--json]\n"
+      "                                   report of a recorded td run with its Top-Down trees\n"
+      "                                   (the CPU comes from the recording, or TD_UARCH)\n",
       stderr);
   return 2;
 }
@@ -107,15 +112,57 @@ int main(int argc, char** argv) {
     if (!library.ok()) return Fail(std::string(library.status().message()));
     return PrintAnswers(*c, *library);
   }
-  if (command == "report" && (args.size() == 2 || (args.size() == 4 && args[2] == "--uarch"))) {
+  if (command == "report" && args.size() >= 2) {
+    std::string uarch;
+    bool as_json = false;
+    for (size_t i = 2; i < args.size(); ++i) {
+      if (args[i] == "--json") {
+        as_json = true;
+      } else if (args[i] == "--uarch" && i + 1 < args.size()) {
+        uarch = args[++i];
+      } else {
+        return Usage();
+      }
+    }
+    const char* env_uarch = std::getenv("TD_UARCH");
+    if (uarch.empty() && env_uarch != nullptr) uarch = env_uarch;
     auto run = td::ReadRunFile(args[1]);
     if (!run.ok()) return Fail(std::string(run.status().message()));
     auto library = td::DefinitionLibrary::Load();
     if (!library.ok()) return Fail(std::string(library.status().message()));
-    const char* env_uarch = std::getenv("TD_UARCH");
-    const std::string uarch = args.size() == 4 ? args[3] : (env_uarch ? env_uarch : "");
-    const td::RunAnalysis analysis = td::AnalyzeRun(*run, *library, uarch);
-    std::fputs(td::FormatTextReport(*run, &analysis).c_str(), stdout);
+    const td::RunAnalysis analysis =
+        td::AnalyzeRun(*run, *library, uarch, td::CachedPeakGbps(run->machine));
+    if (as_json) {
+      std::printf("%s\n", td::RunAnalysisToJson(*run, analysis).dump(1).c_str());
+    } else {
+      std::fputs(td::FormatTextReport(*run, &analysis).c_str(), stdout);
+    }
+    return 0;
+  }
+  if (command == "calibrate" && (args.size() == 1 || (args.size() == 2 && args[1] == "--refresh"))) {
+    const std::string path = td::CalibrationPath();
+    const td::MachineInfo machine = td::DescribeThisMachine();
+    if (args.size() == 1) {
+      if (auto cached = td::LoadCalibration(path);
+          cached.ok() && cached->hostname == machine.hostname &&
+          cached->cpu_model_name == machine.cpu_model_name) {
+        std::printf("triad peak %.2f GB/s (cached in %s; --refresh measures again)\n",
+                    cached->triad_gbps, path.c_str());
+        return 0;
+      }
+    }
+    const int threads = std::max(1, machine.logical_cpus);
+    const size_t bytes = td::DefaultTriadArrayBytes();
+    std::fprintf(stderr, "td: measuring the STREAM triad: %d threads, 3 × %zu MiB, best of 5\n",
+                 threads, bytes >> 20);
+    auto cal = td::MeasureTriad(threads, bytes, 5);
+    if (!cal.ok()) return Fail(std::string(cal.status().message()));
+    if (auto saved = td::SaveCalibration(path, *cal); !saved.ok()) {
+      std::fprintf(stderr, "td: error: %s; the result is not cached\n",
+                   std::string(saved.message()).c_str());
+    }
+    std::printf("triad peak %.2f GB/s (%d threads, 3 × %zu MiB arrays), saved in %s\n",
+                cal->triad_gbps, cal->threads, cal->array_bytes >> 20, path.c_str());
     return 0;
   }
   return Usage();
