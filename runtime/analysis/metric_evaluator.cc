@@ -27,6 +27,8 @@ Value MetricEvaluator::Evaluate(const std::string& name) {
     v = EvaluateDefinition(*node);
   } else if (const FormulaDefinition* aux = set_.FindAuxiliary(name)) {
     v = EvaluateDefinition(*aux);
+  } else if (auto o = options_.constants.find(name); o != options_.constants.end()) {
+    v = Value::Of(o->second);
   } else if (auto c = set_.constants.find(name); c != set_.constants.end()) {
     v = Value::Of(c->second);
   } else {

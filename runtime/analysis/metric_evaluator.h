@@ -23,6 +23,8 @@ struct EvaluationOptions {
   // optional(...) correction terms are used when their events were collected.
   // Off reproduces tools that never had them (perf 5.10–6.2 on Ice Lake+).
   bool use_optional_terms = true;
+  // Values that replace a definition's constants (SMT_on from the machine).
+  absl::flat_hash_map<std::string, double> constants;
 };
 
 class MetricEvaluator {

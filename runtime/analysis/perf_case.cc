@@ -85,6 +85,7 @@ MetricAnswer Answer(const PerfCase& c, const WantedMetric& wanted,
   GroupedCounts counts(c.counts, wanted.group, wanted.pmu);
   EvaluationOptions options;
   options.use_optional_terms = FamilyUsesCorrections(c.formula_family);
+  if (c.smt) options.constants["SMT_on"] = *c.smt ? 1 : 0;
   MetricEvaluator evaluator(*set, [&counts](const std::vector<std::string>& s, std::string* e) {
     return counts.Find(s, e);
   }, options);
@@ -137,6 +138,7 @@ absl::StatusOr<PerfCase> ParsePerfCase(const json& j) {
   c.id = StringOrEmpty(j, "id");
   c.uarch = StringOrEmpty(j, "uarch");
   c.formula_family = StringOrEmpty(j, "formula_family");
+  if (j.contains("smt") && j["smt"].is_boolean()) c.smt = j["smt"].get<bool>();
   if (c.uarch.empty()) return absl::InvalidArgumentError("case: missing \"uarch\"");
   if (!j.contains("counts") || !j["counts"].is_array()) {
     return absl::InvalidArgumentError("case: missing \"counts\" list");

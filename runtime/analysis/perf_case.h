@@ -35,6 +35,7 @@ struct PerfCase {
   std::string id;
   std::string uarch;
   std::string formula_family;  // F1 … F6, other, LIKWID; "" when unknown
+  std::optional<bool> smt;     // SMT active on the measured machine, when known
   std::vector<PrintedCount> counts;
   std::vector<WantedMetric> wanted;  // empty: compute every node
 };

@@ -9,7 +9,7 @@
 namespace td {
 
 std::optional<double> ScaledRegionCount(const RunData& data, const Region& region,
-                                        size_t event_index) {
+                                        size_t event_index, bool exclusive) {
   const size_t group = [&] {
     for (size_t g = 0; g < data.layout.groups.size(); ++g) {
       const GroupInfo& info = data.layout.groups[g];
@@ -26,7 +26,8 @@ std::optional<double> ScaledRegionCount(const RunData& data, const Region& regio
     const GroupTimes& times = t.groups[group];
     if (times.running_ns == 0) continue;  // never ran in this region: not measured, not 0
     measured = true;
-    total += static_cast<double>(t.events[event_index].inclusive) *
+    const EventDelta& delta = t.events[event_index];
+    total += static_cast<double>(exclusive ? delta.exclusive : delta.inclusive) *
              static_cast<double>(times.enabled_ns) / static_cast<double>(times.running_ns);
   }
   return measured ? std::optional<double>(total) : std::nullopt;
@@ -63,25 +64,35 @@ RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
   }
   std::vector<std::string> recorded;
   for (const EventInfo& e : data.layout.events) recorded.push_back(NormalizeEventName(e.name));
+  EvaluationOptions options;
+  if (data.machine.smt_active >= 0) options.constants["SMT_on"] = data.machine.smt_active;
   for (const Region& region : data.regions) {
-    // Formulas use perf stat's units: task-clock in ms, elapsed time in s.
-    const double elapsed_s = static_cast<double>(Totals(region, 0).wall_inclusive_ns) / 1e9;
-    auto lookup = [&](const std::vector<std::string>& spellings,
-                      std::string*) -> std::optional<double> {
-      for (const std::string& s : spellings) {
-        if (s == "seconds_time_elapsed") return elapsed_s;
-        const auto at = std::find(recorded.begin(), recorded.end(), s);
-        if (at == recorded.end()) continue;
-        const auto index = static_cast<size_t>(at - recorded.begin());
-        const std::optional<double> count = ScaledRegionCount(data, region, index);
-        const bool nanoseconds = data.layout.events[index].unit == "ns";
-        return count && nanoseconds ? std::optional<double>(*count / 1e6) : count;
+    for (const bool exclusive : {false, true}) {
+      if (exclusive && region.children.empty()) {
+        analysis.exclusive.emplace_back();
+        continue;
       }
-      return std::nullopt;
-    };
-    TopDownResult result = AnalyzeCounts(*set, lookup);
-    Diagnose(static_cast<int>(region.threads.size()), peak_gbps, &result);
-    analysis.regions.push_back(std::move(result));
+      // Formulas use perf stat's units: task-clock in ms, elapsed time in s.
+      const RegionTotals totals = Totals(region, 0);
+      const double elapsed_s =
+          static_cast<double>(exclusive ? totals.wall_exclusive_ns : totals.wall_inclusive_ns) / 1e9;
+      auto lookup = [&](const std::vector<std::string>& spellings,
+                        std::string*) -> std::optional<double> {
+        for (const std::string& s : spellings) {
+          if (s == "seconds_time_elapsed") return elapsed_s;
+          const auto at = std::find(recorded.begin(), recorded.end(), s);
+          if (at == recorded.end()) continue;
+          const auto index = static_cast<size_t>(at - recorded.begin());
+          const std::optional<double> count = ScaledRegionCount(data, region, index, exclusive);
+          const bool nanoseconds = data.layout.events[index].unit == "ns";
+          return count && nanoseconds ? std::optional<double>(*count / 1e6) : count;
+        }
+        return std::nullopt;
+      };
+      TopDownResult result = AnalyzeCounts(*set, lookup, options);
+      Diagnose(static_cast<int>(region.threads.size()), peak_gbps, &result);
+      (exclusive ? analysis.exclusive : analysis.regions).push_back(std::move(result));
+    }
   }
   return analysis;
 }
@@ -106,8 +117,7 @@ nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysi
               {"unavailable_reason", analysis.unavailable},
               {"peak_gbps", analysis.peak_gbps ? json(*analysis.peak_gbps) : json(nullptr)},
               {"regions", json::array()}};
-  for (size_t i = 0; i < analysis.regions.size() && i < data.regions.size(); ++i) {
-    const TopDownResult& r = analysis.regions[i];
+  auto result_json = [&](const TopDownResult& r) {
     json tree = json::array();
     for (const TreeNode& n : r.tree) {
       tree.push_back({{"name", n.name},
@@ -126,12 +136,15 @@ nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysi
     for (const Diagnosis& d : r.diagnoses) {
       diagnoses.push_back({{"id", d.id}, {"title", d.title}, {"evidence", d.evidence}, {"advice", d.advice}});
     }
-    out["regions"].push_back({{"path", data.regions[i].path},
-                              {"threads", data.regions[i].threads.size()},
-                              {"tree", tree},
-                              {"metrics", metrics},
-                              {"diagnoses", diagnoses},
-                              {"notes", r.notes}});
+    return json{{"tree", tree}, {"metrics", metrics}, {"diagnoses", diagnoses}, {"notes", r.notes}};
+  };
+  for (size_t i = 0; i < analysis.regions.size() && i < data.regions.size(); ++i) {
+    json region = {{"path", data.regions[i].path},
+                   {"threads", data.regions[i].threads.size()},
+                   {"inclusive", result_json(analysis.regions[i])}};
+    const bool has_exclusive = i < analysis.exclusive.size() && !analysis.exclusive[i].tree.empty();
+    region["exclusive"] = has_exclusive ? result_json(analysis.exclusive[i]) : json(nullptr);
+    out["regions"].push_back(std::move(region));
   }
   return out;
 }

@@ -15,7 +15,10 @@ namespace td {
 struct RunAnalysis {
   std::string uarch;        // key used; "" when none could be chosen
   std::string unavailable;  // why there is no tree (no hardware counts, unknown CPU…)
-  std::vector<TopDownResult> regions;  // parallel to RunData::regions
+  std::vector<TopDownResult> regions;  // parallel to RunData::regions (inclusive counts)
+  // Exclusive counts (minus nested regions); empty results for regions
+  // without children, whose exclusive counts equal their inclusive ones.
+  std::vector<TopDownResult> exclusive;
   std::optional<double> peak_gbps;     // the bandwidth the diagnoses compared against
 
   bool HasTrees() const { return unavailable.empty(); }
@@ -35,7 +38,7 @@ nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysi
 // thread's count scaled by its group's time_enabled / time_running.
 // nullopt for an event no thread measured.
 std::optional<double> ScaledRegionCount(const RunData& data, const Region& region,
-                                        size_t event_index);
+                                        size_t event_index, bool exclusive = false);
 
 }  // namespace td
 

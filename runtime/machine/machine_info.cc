@@ -59,6 +59,7 @@ MachineInfo DescribeThisMachine() {
   info.logical_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   info.perf_event_paranoid = ReadIntFile("/proc/sys/kernel/perf_event_paranoid");
   info.nmi_watchdog = ReadIntFile("/proc/sys/kernel/nmi_watchdog");
+  info.smt_active = ReadIntFile("/sys/devices/system/cpu/smt/active");
   return info;
 }
 

@@ -18,6 +18,7 @@ struct MachineInfo {
   int logical_cpus = 0;
   int perf_event_paranoid = -1;  // -1: unreadable
   int nmi_watchdog = -1;         // -1: unreadable; 1 holds a counter on x86
+  int smt_active = -1;           // /sys/devices/system/cpu/smt/active; -1: unknown
 };
 
 MachineInfo DescribeThisMachine();

@@ -22,7 +22,8 @@ json MachineToJson(const MachineInfo& m) {
                    {"stepping", m.cpu_stepping}}},
           {"logical_cpus", m.logical_cpus},
           {"perf_event_paranoid", m.perf_event_paranoid},
-          {"nmi_watchdog", m.nmi_watchdog}};
+          {"nmi_watchdog", m.nmi_watchdog},
+          {"smt_active", m.smt_active}};
 }
 
 json ThreadPartToJson(const RegionOnThread& t, const CounterLayout& layout) {
@@ -150,6 +151,7 @@ absl::Status ReadMachine(const json& j, MachineInfo* m) {
   TD_RETURN_IF_ERROR(Get(j, "logical_cpus", &m->logical_cpus, w));
   TD_RETURN_IF_ERROR(Get(j, "perf_event_paranoid", &m->perf_event_paranoid, w));
   TD_RETURN_IF_ERROR(Get(j, "nmi_watchdog", &m->nmi_watchdog, w));
+  m->smt_active = j.value("smt_active", -1);  // optional: files from before it existed
   json cpu;
   TD_RETURN_IF_ERROR(Get(j, "cpu", &cpu, w));
   TD_RETURN_IF_ERROR(Get(cpu, "vendor", &m->cpu_vendor, "machine.cpu"));

@@ -42,6 +42,74 @@ std::string LevelOneBar(const TopDownResult& result, int width) {
   return bar;
 }
 
+namespace {
+
+// One region's row, rates, Iron-law line, critical path, diagnoses and
+// what was not measured.
+void AppendRegion(const std::string& label, const TopDownResult& result,
+                  const RunAnalysis& analysis, size_t width, std::string* out) {
+  if (!result.AnyMeasured() && result.metrics.empty() && result.diagnoses.empty()) return;
+  *out += absl::StrFormat("%-*s", static_cast<int>(width), label);
+  for (const Category& c : kLevelOne) {
+    const TreeNode* n = result.Find(c.node);
+    const std::string cell = n && n->value ? Percent(*n->value) + (n->flagged ? "!" : " ") : "—";
+    *out += absl::StrFormat("  %9s", cell);
+  }
+  const auto ipc = result.MetricValue("IPC");
+  *out += ipc ? absl::StrFormat("  %.2f", *ipc) : "  —";
+  *out += "  " + LevelOneBar(result, 40) + "\n";
+
+  const auto flops = result.MetricValue("FLOPs");
+  const auto seconds = result.MetricValue("Elapsed_Seconds");
+  const auto dram = result.MetricValue("DRAM_Read_Bytes");
+  if (seconds && *seconds > 0 && (flops || dram)) {
+    std::string rates;
+    if (flops) {
+      rates += absl::StrFormat("%.2f GFLOP/s", *flops / *seconds / 1e9);
+      if (const auto vector = result.MetricValue("Vector_FLOP_Share")) {
+        rates += absl::StrFormat(" (%.0f%% vector)", 100 * *vector);
+      }
+    }
+    if (dram) {
+      rates += absl::StrFormat("%s≥ %.2f GB/s DRAM reads", rates.empty() ? "" : ", ",
+                               *dram / *seconds / 1e9);
+      if (analysis.peak_gbps) {
+        rates += absl::StrFormat(" (peak %.1f GB/s from td calibrate)", *analysis.peak_gbps);
+      }
+    }
+    absl::StrAppendFormat(out, "  rates: %s\n", rates);
+  }
+  const auto instructions = result.MetricValue("Instructions");
+  const auto cpi = result.MetricValue("CPI");
+  const auto ghz = result.MetricValue("Clock_GHz");
+  if (instructions && cpi && ghz && *ghz > 0) {
+    // Yasin's starting point: time = instructions × CPI × cycle time.
+    absl::StrAppendFormat(out, "  iron law: %.3g instructions × %.2f CPI ÷ %.2f GHz = %s of CPU time\n",
+                          *instructions, *cpi, *ghz,
+                          HumanDuration(static_cast<int64_t>(*instructions * *cpi / *ghz)));
+  }
+  std::string path;
+  for (const TreeNode& n : result.tree) {
+    if (!n.critical) continue;
+    path += (path.empty() ? "" : " › ") + n.ShortName() + " " + ValueText(n);
+  }
+  if (!path.empty()) absl::StrAppendFormat(out, "%*s▶ %s\n", 2, "", path);
+  for (const Diagnosis& d : result.diagnoses) {
+    absl::StrAppendFormat(out, "  diagnosis: %s — %s\n      try: %s\n", d.title, d.evidence,
+                          d.advice);
+  }
+  std::string missing;
+  for (const TreeNode& n : result.tree) {
+    if (!result.AnyMeasured()) break;  // nothing of the tree was collected: no list
+    if (!n.value && n.why_not != "parent not measured") {
+      missing += (missing.empty() ? "" : ", ") + n.ShortName();
+    }
+  }
+  if (!missing.empty()) absl::StrAppendFormat(out, "  not measured: %s\n", missing);
+}
+
+}  // namespace
+
 std::string FormatTopDownSection(const RunData& data, const RunAnalysis& analysis) {
   std::string out = "\n";
   if (!analysis.HasTrees()) {
@@ -58,65 +126,11 @@ std::string FormatTopDownSection(const RunData& data, const RunAnalysis& analysi
   for (const Category& c : kLevelOne) out += absl::StrFormat("  %9s", c.label);
   out += "  IPC\n";
   for (size_t i = 0; i < data.regions.size() && i < analysis.regions.size(); ++i) {
-    const TopDownResult& result = analysis.regions[i];
-    if (!result.AnyMeasured() && result.metrics.empty() && result.diagnoses.empty()) continue;
-    out += absl::StrFormat("%-*s", static_cast<int>(width), data.regions[i].path);
-    for (const Category& c : kLevelOne) {
-      const TreeNode* n = result.Find(c.node);
-      const std::string cell = n && n->value ? Percent(*n->value) + (n->flagged ? "!" : " ") : "—";
-      out += absl::StrFormat("  %9s", cell);
+    AppendRegion(data.regions[i].path, analysis.regions[i], analysis, width, &out);
+    if (i < analysis.exclusive.size() && !analysis.exclusive[i].tree.empty()) {
+      AppendRegion(data.regions[i].path + " (exclusive)", analysis.exclusive[i], analysis, width,
+                   &out);
     }
-    const auto ipc = result.MetricValue("IPC");
-    out += ipc ? absl::StrFormat("  %.2f", *ipc) : "  —";
-    out += "  " + LevelOneBar(result, 40) + "\n";
-
-    const auto flops = result.MetricValue("FLOPs");
-    const auto seconds = result.MetricValue("Elapsed_Seconds");
-    const auto dram = result.MetricValue("DRAM_Read_Bytes");
-    if (seconds && *seconds > 0 && (flops || dram)) {
-      std::string rates;
-      if (flops) {
-        rates += absl::StrFormat("%.2f GFLOP/s", *flops / *seconds / 1e9);
-        if (const auto vector = result.MetricValue("Vector_FLOP_Share")) {
-          rates += absl::StrFormat(" (%.0f%% vector)", 100 * *vector);
-        }
-      }
-      if (dram) {
-        rates += absl::StrFormat("%s≥ %.2f GB/s DRAM reads", rates.empty() ? "" : ", ",
-                                 *dram / *seconds / 1e9);
-        if (analysis.peak_gbps) {
-          rates += absl::StrFormat(" (peak %.1f GB/s from td calibrate)", *analysis.peak_gbps);
-        }
-      }
-      absl::StrAppendFormat(&out, "  rates: %s\n", rates);
-    }
-    const auto instructions = result.MetricValue("Instructions");
-    const auto cpi = result.MetricValue("CPI");
-    const auto ghz = result.MetricValue("Clock_GHz");
-    if (instructions && cpi && ghz && *ghz > 0) {
-      // Yasin's starting point: time = instructions × CPI × cycle time.
-      absl::StrAppendFormat(&out, "  iron law: %.3g instructions × %.2f CPI ÷ %.2f GHz = %s of CPU time\n",
-                            *instructions, *cpi, *ghz,
-                            HumanDuration(static_cast<int64_t>(*instructions * *cpi / *ghz)));
-    }
-    std::string path;
-    for (const TreeNode& n : result.tree) {
-      if (!n.critical) continue;
-      path += (path.empty() ? "" : " › ") + n.ShortName() + " " + ValueText(n);
-    }
-    if (!path.empty()) absl::StrAppendFormat(&out, "%*s▶ %s\n", 2, "", path);
-    for (const Diagnosis& d : result.diagnoses) {
-      absl::StrAppendFormat(&out, "  diagnosis: %s — %s\n      try: %s\n", d.title, d.evidence,
-                            d.advice);
-    }
-    std::string missing;
-    for (const TreeNode& n : result.tree) {
-      if (!result.AnyMeasured()) break;  // nothing of the tree was collected: no list
-      if (!n.value && n.why_not != "parent not measured") {
-        missing += (missing.empty() ? "" : ", ") + n.ShortName();
-      }
-    }
-    if (!missing.empty()) absl::StrAppendFormat(&out, "  not measured: %s\n", missing);
   }
   return out;
 }

@@ -11,6 +11,16 @@
 namespace td {
 namespace {
 
+// Counts keyed by normalised event name, tried in the evaluator's spelling order.
+CountLookup MapLookup(const std::map<std::string, double>& counts) {
+  return [&counts](const std::vector<std::string>& spellings, std::string*) -> std::optional<double> {
+    for (const auto& s : spellings) {
+      if (auto it = counts.find(s); it != counts.end()) return it->second;
+    }
+    return std::nullopt;
+  };
+}
+
 TEST(EventNames, NormalizesEveryToolsSpelling) {
   EXPECT_EQ(NormalizeEventName("cpu/INT_MISC.RECOVERY_CYCLES,cmask=1,edge/u"),
             "int_misc.recovery_cycles:c1:e");
@@ -110,19 +120,54 @@ TEST(Definitions, ATestOnlyFileAddsAMicroarchitecture) {
   auto set = library->ForUarch("toycpu");
   ASSERT_TRUE(set.ok()) << set.status();
   const std::map<std::string, double> counts = {{"toy-stalls", 30}, {"cycles", 40}};
-  MetricEvaluator evaluator(*set, [&counts](const std::vector<std::string>& spellings, std::string*)
-                                      -> std::optional<double> {
-    for (const auto& s : spellings) {
-      if (auto it = counts.find(s); it != counts.end()) return it->second;
-    }
-    return std::nullopt;
-  });
+  MetricEvaluator evaluator(*set, MapLookup(counts));
   EXPECT_DOUBLE_EQ(evaluator.Evaluate("Backend_Bound").number, 0.25);
   EXPECT_DOUBLE_EQ(evaluator.Evaluate("Retiring").number, 0.75);
   EXPECT_DOUBLE_EQ(evaluator.Evaluate("IPC").measured, false);  // no instructions counted
   EXPECT_NE(std::find(library->Uarchs().begin(), library->Uarchs().end(), "skl"),
             library->Uarchs().end())
       << "built-in definitions stay";
+}
+
+TEST(MetricEvaluator, SmtOnSelectsHaswellsPerCoreForm) {
+  auto library = DefinitionLibrary::Load();
+  ASSERT_TRUE(library.ok());
+  auto hsw = library->ForUarch("hsw");
+  ASSERT_TRUE(hsw.ok()) << hsw.status();
+  const std::map<std::string, double> counts = {
+      {"cycle_activity.cycles_no_execute", 100}, {"cpu_clk_unhalted.thread", 1000},
+      {"uops_executed.core:c1", 600},            {"uops_executed.core:c2", 50},
+      {"uops_executed.core:c3", 30},             {"instructions", 1000},
+      {"rs_events.empty_cycles", 0},             {"resource_stalls.sb", 10},
+      {"idq_uops_not_delivered.cycles_0_uops_deliv.core", 0}, {"slots", 4000}};
+  auto lookup = MapLookup(counts);
+  EvaluationOptions smt_off;
+  smt_off.constants["SMT_on"] = 0;
+  EvaluationOptions smt_on;
+  smt_on.constants["SMT_on"] = 1;
+  // IPC 1.0 <= 1.8, so the few-uops threshold is UOPS_EXECUTED.CORE:c2 = 50.
+  EXPECT_DOUBLE_EQ(MetricEvaluator(*hsw, lookup, smt_off).Evaluate("#Backend_Bound_Cycles").number,
+                   100 + 600 - 50 - 0 + 10);
+  EXPECT_DOUBLE_EQ(MetricEvaluator(*hsw, lookup, smt_on).Evaluate("#Backend_Bound_Cycles").number,
+                   100 + (600 - 50) / 2.0 - 0 + 10);
+}
+
+TEST(MetricEvaluator, SkylakeL2AndDramBoundFollowTma) {
+  auto library = DefinitionLibrary::Load();
+  ASSERT_TRUE(library.ok());
+  auto skl = library->ForUarch("skl");
+  ASSERT_TRUE(skl.ok());
+  const std::map<std::string, double> counts = {
+      {"cpu_clk_unhalted.thread", 1000}, {"cycle_activity.stalls_l1d_miss", 500},
+      {"cycle_activity.stalls_l2_miss", 300}, {"cycle_activity.stalls_l3_miss", 200},
+      {"mem_load_retired.l2_hit", 90},  {"mem_load_retired.l1_miss", 100},
+      {"mem_load_retired.fb_hit", 0},   {"l1d_pend_miss.fb_full:c1", 10}};
+  MetricEvaluator evaluator(*skl, MapLookup(counts));
+  // L2_Bound = 90 / (90 + 10) × (500 − 300) / 1000 = 0.18
+  EXPECT_DOUBLE_EQ(evaluator.Evaluate("Backend_Bound.Memory_Bound.L2_Bound").number, 0.18);
+  // DRAM_Bound = 200 / 1000 + 0.2 − 0.18 = 0.22 (the fill-buffer-full share goes to DRAM)
+  EXPECT_NEAR(evaluator.Evaluate("Backend_Bound.Memory_Bound.DRAM_Bound").number, 0.22, 1e-12);
+  EXPECT_TRUE(evaluator.notes().empty()) << evaluator.notes()[0];
 }
 
 TEST(MetricEvaluator, AlternativesAndCorrectionTermsAreNoted) {
@@ -133,13 +178,7 @@ TEST(MetricEvaluator, AlternativesAndCorrectionTermsAreNoted) {
   // GP-counter fallback: no PERF_METRICS group, no UOP_DROPPING.
   const std::map<std::string, double> counts = {{"idq_uops_not_delivered.core", 250},
                                                 {"slots", 1000}};
-  MetricEvaluator evaluator(*icl, [&counts](const std::vector<std::string>& spellings, std::string*)
-                                      -> std::optional<double> {
-    for (const auto& s : spellings) {
-      if (auto it = counts.find(s); it != counts.end()) return it->second;
-    }
-    return std::nullopt;
-  });
+  MetricEvaluator evaluator(*icl, MapLookup(counts));
   const Value fe = evaluator.Evaluate("Frontend_Bound");
   ASSERT_TRUE(fe.measured);
   EXPECT_DOUBLE_EQ(fe.number, 0.25);

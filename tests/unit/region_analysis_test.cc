@@ -36,7 +36,7 @@ Counts SklCounts(double cycles, double fe, double bad, double ret, double instru
   return c;
 }
 
-RunData SklRecording() {
+RunData SklRecording(const std::vector<std::string>& event_names = kSklEvents) {
   RunData data;
   data.td_version = "0.1.0";
   data.program = {"matmul", 1, {"./matmul"}, 0, 1};
@@ -48,10 +48,10 @@ RunData SklRecording() {
   data.availability.software_counters = true;
   data.availability.hardware_counters = true;
   std::vector<EventInfo> events;
-  for (const auto& name : kSklEvents) {
+  for (const auto& name : event_names) {
     EventInfo e;
     e.name = name;
-    e.unit = "count";
+    e.unit = name == "task-clock" ? "ns" : "count";
     e.perf_type = 4;
     e.hardware = true;
     events.push_back(e);
@@ -66,7 +66,8 @@ void AddRegion(RunData* data, const std::string& name, const std::vector<Counts>
   for (size_t t = 0; t < per_thread.size(); ++t) {
     if (data->threads.size() <= t) data->threads.push_back({uint32_t(t), 100 + int64_t(t), false, true, ""});
     RegionOnThread part{uint32_t(t), 1, 0, 0, 0, 1'000'000, 1'000'000, {}, {}};
-    for (const auto& name : kSklEvents) {
+    for (const EventInfo& event : data->layout.events) {
+      const std::string& name = event.name;
       const double raw = per_thread[t].count(name) ? per_thread[t].at(name) * running_share : 0;
       part.events.push_back({static_cast<uint64_t>(raw), static_cast<uint64_t>(raw)});
     }
@@ -144,6 +145,34 @@ TEST(RegionAnalysis, MatmulMovesFromMemoryBoundToCoreBound) {
   EXPECT_NE(text.find("not measured: Fetch_Latency"), std::string::npos) << text;
 }
 
+TEST(RegionAnalysis, ExclusiveTreeOfAParentSubtractsItsChildren) {
+  RunData data = SklRecording();
+  AddRegion(&data, "matmul", {kMultiply1});      // inclusive = exclusive here…
+  AddRegion(&data, "multiply2", {kMultiply2});
+  // …then make matmul the parent of multiply2 with multiply2 subtracted from its exclusive counts.
+  data.regions[1].path = "matmul/multiply2";
+  data.regions[1].parent = 0;
+  data.regions[0].children = {1};
+  auto& parent = data.regions[0].threads[0];
+  const auto& child = data.regions[1].threads[0];
+  for (size_t e = 0; e < parent.events.size(); ++e) {
+    parent.events[e].inclusive += child.events[e].inclusive;  // exclusive stays multiply1's
+  }
+  RunData replayed;
+  const RunAnalysis analysis = Replay(data, &replayed);
+  ASSERT_EQ(analysis.exclusive.size(), 2u);
+  EXPECT_TRUE(analysis.exclusive[1].tree.empty()) << "a leaf has no separate exclusive tree";
+  const TopDownResult& own = analysis.exclusive[0];
+  EXPECT_NEAR(own.Find("Backend_Bound")->value.value(), 0.78, 1e-6) << "multiply1's shape";
+  const double inclusive_be = analysis.regions[0].Find("Backend_Bound")->value.value();
+  EXPECT_NEAR(inclusive_be, (0.78 * 4e9 + 0.48 * 1.6e9) / 5.6e9, 1e-6) << "slot-weighted, not averaged";
+  const std::string text = FormatTextReport(replayed, &analysis);
+  EXPECT_NE(text.find("matmul (exclusive)"), std::string::npos) << text;
+  const nlohmann::json j = RunAnalysisToJson(replayed, analysis);
+  EXPECT_TRUE(j["regions"][1]["exclusive"].is_null());
+  EXPECT_EQ(j["regions"][0]["exclusive"]["tree"][0]["name"], "Frontend_Bound");
+}
+
 TEST(RegionAnalysis, FalseSharingFlaggedOnlyOnTheSharedMultithreadedVersion) {
   RunData data = SklRecording();
   AddRegion(&data, "single_thread", {kPaddedCounters});
@@ -169,6 +198,38 @@ TEST(RegionAnalysis, FalseSharingFlaggedOnlyOnTheSharedMultithreadedVersion) {
   const size_t padded_row = text.find("padded_counters", text.find("Top-Down (skl)"));
   ASSERT_NE(padded_row, std::string::npos);
   EXPECT_EQ(text.find("diagnosis:", padded_row), std::string::npos) << text;
+}
+
+TEST(RegionAnalysis, SharingNodesFeedTheFalseSharingDiagnosis) {
+  std::vector<std::string> events = kSklEvents;
+  for (const char* e : {"task-clock", "MEM_LOAD_RETIRED.L1_MISS", "MEM_LOAD_RETIRED.FB_HIT",
+                        "MEM_LOAD_L3_HIT_RETIRED.XSNP_HITM", "MEM_LOAD_L3_HIT_RETIRED.XSNP_MISS",
+                        "OFFCORE_RESPONSE.DEMAND_RFO.L3_HIT.SNOOP_HITM"}) {
+    events.push_back(e);
+  }
+  RunData data = SklRecording(events);
+  Counts shared = kSharedCounters;
+  shared["task-clock"] = 0.5e9;  // 1e9 cycles in 0.5 s: 2 GHz
+  shared["MEM_LOAD_RETIRED.L1_MISS"] = 2e6;
+  shared["MEM_LOAD_RETIRED.FB_HIT"] = 0;
+  shared["MEM_LOAD_L3_HIT_RETIRED.XSNP_HITM"] = 1e6;
+  shared["MEM_LOAD_L3_HIT_RETIRED.XSNP_MISS"] = 0;
+  shared["OFFCORE_RESPONSE.DEMAND_RFO.L3_HIT.SNOOP_HITM"] = 3e6;
+  AddRegion(&data, "adjacent_counters", {shared, shared});
+  RunData replayed;
+  const RunAnalysis analysis = Replay(data, &replayed);
+  const TopDownResult& r = analysis.regions[0];
+  // Contested: (22 - 3.5) ns × 2 GHz × 2e6 HITM loads × FB factor 1 / 2e9 cycles = 0.037.
+  EXPECT_NEAR(r.Find("Backend_Bound.Memory_Bound.L3_Bound.Contested_Accesses")->value.value(),
+              18.5 * 2 * 2e6 / 2e9, 1e-9);
+  // False sharing: 22 ns × 2 GHz × 6e6 RFO HITMs / 2e9 cycles = 0.132, under flagged Store_Bound.
+  const TreeNode* fs = r.Find("Backend_Bound.Memory_Bound.Store_Bound.False_Sharing");
+  EXPECT_NEAR(fs->value.value(), 44 * 6e6 / 2e9, 1e-9);
+  EXPECT_TRUE(fs->flagged);
+  EXPECT_TRUE(fs->critical);
+  ASSERT_EQ(r.diagnoses.size(), 1u);
+  EXPECT_EQ(r.diagnoses[0].evidence,
+            "2 threads; Store_Bound 50.0% (threshold 20.0%), False_Sharing 13.2% (threshold 5.0%)");
 }
 
 TEST(RegionAnalysis, SingleThreadStoresBoundIsNotCalledFalseSharing) {
