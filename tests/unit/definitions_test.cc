@@ -170,6 +170,23 @@ TEST(MetricEvaluator, SkylakeL2AndDramBoundFollowTma) {
   EXPECT_TRUE(evaluator.notes().empty()) << evaluator.notes()[0];
 }
 
+TEST(MetricEvaluator, IceLakeContestedAccessesUseMeasuredFrequency) {
+  auto library = DefinitionLibrary::Load();
+  ASSERT_TRUE(library.ok());
+  auto icl = library->ForUarch("icl");
+  ASSERT_TRUE(icl.ok());
+  const std::map<std::string, double> counts = {
+      {"cpu_clk_unhalted.thread", 1000}, {"task-clock", 0.0005},  // 2 GHz
+      {"mem_load_l3_hit_retired.xsnp_hitm", 10}, {"mem_load_l3_hit_retired.xsnp_miss", 0},
+      {"ocr.demand_data_rd.l3_hit.hitm_other_core", 1},
+      {"ocr.demand_data_rd.l3_hit.hit_other_core_fwd", 1},
+      {"mem_load_retired.fb_hit", 0}, {"mem_load_retired.l1_miss", 100}};
+  MetricEvaluator evaluator(*icl, MapLookup(counts));
+  // (32.5 − 3.5) ns × 2 GHz × (10 HITM loads × 0.5 true-HITM share) × FB factor 1 / 1000 cycles
+  EXPECT_NEAR(evaluator.Evaluate("Backend_Bound.Memory_Bound.L3_Bound.Contested_Accesses").number,
+              29 * 2 * 5 / 1000.0, 1e-12);
+}
+
 TEST(MetricEvaluator, AlternativesAndCorrectionTermsAreNoted) {
   auto library = DefinitionLibrary::Load();
   ASSERT_TRUE(library.ok());
