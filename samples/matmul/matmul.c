@@ -12,11 +12,7 @@
 
 #include <td/td.h>
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "common/sample_clock.h"
 
 static void multiply1(int n, const double* a, const double* b, double* c) {
   for (int i = 0; i < n; ++i)
