@@ -281,13 +281,12 @@ TEST(Scenario, TextReportGoesToTdOutputFile) {
 }
 
 TEST(Scenario, JsonIsNeverWrittenThroughASymlink) {
-  // A first run tells us the file name pattern; the victim must stay intact.
+  // The JSON name holds the child's pid, which cannot be known in advance, so
+  // the link is planted at the text report's name (TD_OUTPUT), written by the
+  // same code path.
   const ScenarioRun first = RunApp("unterminated");
   const std::string victim = first.dir + "/victim.txt";
   { std::ofstream(victim) << "keep me"; }
-  // Every pid's name cannot be predicted, so plant links for a range of pids
-  // is not possible; instead check the writer's contract directly: O_NOFOLLOW
-  // on the temporary file and rename over the final name.
   const std::string link = first.dir + "/td-link.json";
   ASSERT_EQ(symlink(victim.c_str(), link.c_str()), 0);
   const ScenarioRun run = RunApp("nested", {"TD_OUTPUT=" + link, "TD_JSON=0"});
