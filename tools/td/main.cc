@@ -3,6 +3,7 @@
 //   td recompute CASE.json             Top-Down values from a case file's counts
 //   td import-perf --uarch KEY FILE    the same from `perf stat -x,` output
 //   td uarchs                          microarchitectures td has definitions for
+//   td compare …                       runs or regions side by side (paper Tables 4–6)
 //   td calibrate [--refresh]           this machine's memory bandwidth (STREAM triad), cached
 //   td report RUN.json [--uarch KEY]   the text report of a recorded run, with
 //                                      Top-Down trees when it holds hardware counts
@@ -18,6 +19,8 @@
 #include "runtime/analysis/perf_case.h"
 #include "runtime/analysis/run_analysis.h"
 #include "runtime/machine/bandwidth_calibration.h"
+#include "absl/strings/str_split.h"
+#include "runtime/report/compare.h"
 #include "runtime/report/json_report.h"
 #include "runtime/report/text_report.h"
 #include "runtime/uarch/definitions.h"
@@ -30,6 +33,9 @@ int Usage() {
       "  recompute CASE.json              Top-Down values from a case file (docs/recompute.md)\n"
       "  import-perf --uarch KEY FILE     Top-Down values from `perf stat -x,` output\n"
       "  uarchs                           microarchitecture keys td has definitions for\n"
+      "  compare A.json B.json … [--region PATH] [--csv]\n"
+      "  compare RUN.json --regions r1,r2,… [--csv]\n"
+      "                                   side by side: Speedup, IPC and the Top-Down nodes\n"
       "  calibrate [--refresh]            measure (once per machine) the memory bandwidth peak\n"
       "  report RUN.json [--uarch KEY] [--json]\n"
       "                                   report of a recorded td run with its Top-Down trees\n"
@@ -77,6 +83,78 @@ int PrintAnswers(const td::PerfCase& c, const td::DefinitionLibrary& library) {
   }
   out["values"] = flat;
   std::printf("%s\n", out.dump(1).c_str());
+  return 0;
+}
+
+// td compare A.json B.json … [--region PATH] [--csv]
+// td compare RUN.json --regions r1,r2,… [--csv]
+int Compare(const std::vector<std::string>& args) {
+  std::vector<std::string> files;
+  std::string region_path;
+  std::vector<std::string> regions;
+  bool csv = false;
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--csv") {
+      csv = true;
+    } else if (args[i] == "--region" && i + 1 < args.size()) {
+      region_path = args[++i];
+    } else if (args[i] == "--regions" && i + 1 < args.size()) {
+      regions = absl::StrSplit(args[++i], ',', absl::SkipEmpty());
+    } else if (args[i].rfind("--", 0) == 0) {
+      return Usage();
+    } else {
+      files.push_back(args[i]);
+    }
+  }
+  if (files.empty() || (!regions.empty() && files.size() != 1) || (regions.empty() && files.size() < 2)) {
+    return Fail("compare needs two or more runs, or one run and --regions r1,r2,…");
+  }
+  auto library = td::DefinitionLibrary::Load();
+  if (!library.ok()) return Fail(std::string(library.status().message()));
+  const char* env_uarch = std::getenv("TD_UARCH");
+  std::vector<td::RunData> runs;
+  std::vector<td::RunAnalysis> analyses;
+  runs.reserve(files.size());
+  analyses.reserve(files.size());
+  for (const auto& file : files) {
+    auto run = td::ReadRunFile(file);
+    if (!run.ok()) return Fail(std::string(run.status().message()));
+    runs.push_back(*std::move(run));
+    analyses.push_back(td::AnalyzeRun(runs.back(), *library, env_uarch ? env_uarch : "",
+                                      td::CachedPeakGbps(runs.back().machine)));
+  }
+  // A region by path, else by name when the name is unique.
+  auto find = [](const td::RunData& run, const std::string& wanted) -> int {
+    int by_name = -1, named = 0;
+    for (size_t r = 0; r < run.regions.size(); ++r) {
+      if (run.regions[r].path == wanted) return static_cast<int>(r);
+      if (run.regions[r].name == wanted) {
+        by_name = static_cast<int>(r);
+        ++named;
+      }
+    }
+    return named == 1 ? by_name : -1;
+  };
+  std::vector<td::CompareColumn> columns;
+  auto add = [&](size_t run, int region, const std::string& label) {
+    const td::TopDownResult* tree =
+        analyses[run].HasTrees() ? &analyses[run].regions[static_cast<size_t>(region)] : nullptr;
+    columns.push_back({label, td::Totals(runs[run].regions[static_cast<size_t>(region)], 0).wall_inclusive_ns, tree});
+  };
+  if (!regions.empty()) {
+    for (const auto& name : regions) {
+      const int r = find(runs[0], name);
+      if (r < 0) return Fail(files[0] + ": no region \"" + name + "\" (give its path if the name repeats)");
+      add(0, r, name);
+    }
+  } else {
+    for (size_t f = 0; f < files.size(); ++f) {
+      const int r = region_path.empty() ? (runs[f].regions.empty() ? -1 : 0) : find(runs[f], region_path);
+      if (r < 0) return Fail(files[f] + ": no region \"" + region_path + "\"");
+      add(f, r, files[f].substr(files[f].rfind('/') + 1));
+    }
+  }
+  std::fputs(td::FormatComparison(columns, csv).c_str(), stdout);
   return 0;
 }
 
@@ -139,6 +217,7 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  if (command == "compare" && args.size() >= 2) return Compare(args);
   if (command == "calibrate" && (args.size() == 1 || (args.size() == 2 && args[1] == "--refresh"))) {
     const std::string path = td::CalibrationPath();
     const td::MachineInfo machine = td::DescribeThisMachine();
