@@ -1,5 +1,5 @@
 // Counts printed by perf stat (or LIKWID) on some machine, and the metrics
-// td computes from them: the "case" format of docs/recompute.md.
+// td computes from them: the "case" format of docs/analysis.md.
 #ifndef TD_RUNTIME_ANALYSIS_PERF_CASE_H_
 #define TD_RUNTIME_ANALYSIS_PERF_CASE_H_
 

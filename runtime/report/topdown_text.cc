@@ -1,8 +1,11 @@
 #include "runtime/report/topdown_text.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "absl/strings/str_format.h"
+#include "runtime/report/explanations.h"
 #include "runtime/report/text_report.h"
 
 namespace td {
@@ -109,6 +112,29 @@ void AppendRegion(const std::string& label, const TopDownResult& result,
 }
 
 }  // namespace
+
+std::string FormatExplanations(const RunAnalysis& analysis) {
+  std::vector<std::string> names;
+  auto add = [&names](const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
+  for (const auto* results : {&analysis.regions, &analysis.exclusive}) {
+    for (const TopDownResult& r : *results) {
+      for (const TreeNode& n : r.tree) {
+        if (n.flagged) add(n.ShortName());
+      }
+      for (const Diagnosis& d : r.diagnoses) add(d.id);
+    }
+  }
+  if (names.empty()) return "\nNothing was flagged, so there is nothing to explain.\n";
+  std::string out = "\nWhat the flagged nodes and diagnoses mean (td explain lists all):\n";
+  for (const std::string& name : names) {
+    const Explanation* e = ExplanationFor(name);
+    if (e == nullptr) continue;
+    absl::StrAppendFormat(&out, "\n%s\n  %s\n  When flagged: %s\n", name, e->meaning, e->to_try);
+  }
+  return out;
+}
 
 std::string FormatTopDownSection(const RunData& data, const RunAnalysis& analysis) {
   std::string out = "\n";

@@ -12,6 +12,9 @@ namespace td {
 
 std::string FormatTopDownSection(const RunData& data, const RunAnalysis& analysis);
 
+// Explanations of every node flagged and every diagnosis made in the run.
+std::string FormatExplanations(const RunAnalysis& analysis);
+
 // A bar of `width` characters, one letter per Level-1 category in
 // proportion to its share: F(rontend) S(peculation) R(etiring) B(ackend).
 std::string LevelOneBar(const TopDownResult& result, int width);

@@ -8,7 +8,9 @@
 #include "gtest/gtest.h"
 #include "runtime/counters/perf_event_backend.h"
 #include "runtime/machine/machine_info.h"
+#include "runtime/report/explanations.h"
 #include "runtime/report/json_report.h"
+#include "runtime/uarch/definitions.h"
 #include "runtime/report/output_files.h"
 #include "runtime/report/text_report.h"
 
@@ -92,6 +94,22 @@ TEST(TextReport, ShowsTreeThreadsAndNotMeasured) {
   EXPECT_NE(text.find("1 problem reported"), std::string::npos) << text;
   // outer: task-clock 1.90 ms over 2.00 ms wall -> 0.95 CPUs.
   EXPECT_NE(text.find("0.95"), std::string::npos) << text;
+}
+
+TEST(Explanations, EveryTreeNodeOfEveryUarchIsExplained) {
+  auto library = DefinitionLibrary::Load();
+  ASSERT_TRUE(library.ok());
+  for (const std::string& uarch : library->Uarchs()) {
+    auto set = library->ForUarch(uarch);
+    ASSERT_TRUE(set.ok());
+    for (const FormulaDefinition& node : set->nodes) {
+      if (node.level > 0) EXPECT_NE(ExplanationFor(node.name), nullptr) << uarch << " " << node.name;
+    }
+  }
+  for (const char* diagnosis : {"false_sharing", "stores_bound", "memory_bandwidth"}) {
+    EXPECT_NE(ExplanationFor(diagnosis), nullptr) << diagnosis;
+  }
+  EXPECT_EQ(ExplanationFor("No_Such_Node"), nullptr);
 }
 
 TEST(TextReport, Formatting) {

@@ -4,6 +4,7 @@
 //   td import-perf --uarch KEY FILE    the same from `perf stat -x,` output
 //   td uarchs                          microarchitectures td has definitions for
 //   td compare …                       runs or regions side by side (paper Tables 4–6)
+//   td explain [NODE]                  what a node or diagnosis means, what to try
 //   td calibrate [--refresh]           this machine's memory bandwidth (STREAM triad), cached
 //   td report RUN.json [--uarch KEY]   the text report of a recorded run, with
 //                                      Top-Down trees when it holds hardware counts
@@ -21,8 +22,10 @@
 #include "runtime/machine/bandwidth_calibration.h"
 #include "absl/strings/str_split.h"
 #include "runtime/report/compare.h"
+#include "runtime/report/explanations.h"
 #include "runtime/report/json_report.h"
 #include "runtime/report/text_report.h"
+#include "runtime/report/topdown_text.h"
 #include "runtime/uarch/definitions.h"
 
 namespace {
@@ -30,14 +33,15 @@ namespace {
 int Usage() {
   std::fputs(
       "usage: td <command> [args]\n"
-      "  recompute CASE.json              Top-Down values from a case file (docs/recompute.md)\n"
+      "  recompute CASE.json              Top-Down values from a case file (docs/analysis.md)\n"
       "  import-perf --uarch KEY FILE     Top-Down values from `perf stat -x,` output\n"
       "  uarchs                           microarchitecture keys td has definitions for\n"
+      "  explain [NODE]                   what a node or diagnosis means and what to try\n"
       "  compare A.json B.json … [--region PATH] [--csv]\n"
       "  compare RUN.json --regions r1,r2,… [--csv]\n"
       "                                   side by side: Speedup, IPC and the Top-Down nodes\n"
       "  calibrate [--refresh]            measure (once per machine) the memory bandwidth peak\n"
-      "  report RUN.json [--uarch KEY] [--json]\n"
+      "  report RUN.json [--uarch KEY] [--json] [--explain]\n"
       "                                   report of a recorded td run with its Top-Down trees\n"
       "                                   (the CPU comes from the recording, or TD_UARCH)\n",
       stderr);
@@ -193,9 +197,12 @@ int main(int argc, char** argv) {
   if (command == "report" && args.size() >= 2) {
     std::string uarch;
     bool as_json = false;
+    bool explain = false;
     for (size_t i = 2; i < args.size(); ++i) {
       if (args[i] == "--json") {
         as_json = true;
+      } else if (args[i] == "--explain") {
+        explain = true;
       } else if (args[i] == "--uarch" && i + 1 < args.size()) {
         uarch = args[++i];
       } else {
@@ -214,7 +221,18 @@ int main(int argc, char** argv) {
       std::printf("%s\n", td::RunAnalysisToJson(*run, analysis).dump(1).c_str());
     } else {
       std::fputs(td::FormatTextReport(*run, &analysis).c_str(), stdout);
+      if (explain && analysis.HasTrees()) std::fputs(td::FormatExplanations(analysis).c_str(), stdout);
     }
+    return 0;
+  }
+  if (command == "explain" && args.size() <= 2) {
+    if (args.size() == 1) {
+      std::fputs(td::ExplanationsMarkdown().c_str(), stdout);
+      return 0;
+    }
+    const td::Explanation* e = td::ExplanationFor(args[1]);
+    if (e == nullptr) return Fail("no explanation for \"" + args[1] + "\"; `td explain` lists them all");
+    std::printf("%s\n  %s\n  When flagged: %s\n", e->node, e->meaning, e->to_try);
     return 0;
   }
   if (command == "compare" && args.size() >= 2) return Compare(args);
