@@ -307,7 +307,10 @@ void Runtime::WriteTextReport(const RunData& data) {
     const char* uarch = std::getenv("TD_UARCH");
     const RunAnalysis analysis = AnalyzeRun(data, *library, uarch != nullptr ? uarch : "",
                                             CachedPeakGbps(data.machine));
-    text = FormatTextReport(data, &analysis);
+    TextReportOptions options;
+    const bool to_terminal = (target.empty() || target == "stderr" || target == "-") && isatty(2);
+    options.color = to_terminal && std::getenv("NO_COLOR") == nullptr;
+    text = FormatTextReport(data, &analysis, options);
   } else {
     if (hardware) {
       std::fprintf(stderr, "td: error: %s\n", std::string(library.status().message()).c_str());

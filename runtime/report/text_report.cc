@@ -134,7 +134,7 @@ std::string RegionNote(const Region& region) {
 }
 
 void AddRegionRows(const RunData& data, int index, const std::string& prefix, bool last,
-                   bool top, TableWriter* table) {
+                   bool top, bool per_thread, TableWriter* table) {
   const Region& region = data.regions[index];
   const size_t num_events = data.layout.events.size();
   const RegionTotals totals = Totals(region, num_events);
@@ -153,7 +153,7 @@ void AddRegionRows(const RunData& data, int index, const std::string& prefix, bo
   table->Add(std::move(row));
 
   const std::string child_prefix = top ? "" : prefix + (last ? "   " : "│  ");
-  if (data.threads.size() > 1) {
+  if (per_thread && data.threads.size() > 1) {
     for (const RegionOnThread& t : region.threads) {
       Row trow;
       trow.label = child_prefix + (region.children.empty() ? "   " : "│  ") +
@@ -168,13 +168,22 @@ void AddRegionRows(const RunData& data, int index, const std::string& prefix, bo
   }
   for (size_t c = 0; c < region.children.size(); ++c) {
     AddRegionRows(data, region.children[c], child_prefix, c + 1 == region.children.size(), false,
-                  table);
+                  per_thread, table);
   }
 }
 
 }  // namespace
 
-std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis) {
+bool RegionSelected(const RunData& data, size_t index, const std::string& filter) {
+  if (filter.empty()) return true;
+  for (int r = static_cast<int>(index); r >= 0; r = data.regions[r].parent) {
+    if (data.regions[r].path == filter || data.regions[r].name == filter) return true;
+  }
+  return false;
+}
+
+std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
+                             const TextReportOptions& options) {
   std::string out;
   const int64_t elapsed = data.program.end_unix_ns - data.program.start_unix_ns;
   absl::StrAppendFormat(&out, "td report: %s (pid %d), %d thread%s, %s measured, backend %s\n",
@@ -201,15 +210,23 @@ std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis) {
     return out;
   }
   TableWriter table(data);
+  // Roots: top-level regions, or the regions the filter names.
   std::vector<int> roots;
   for (size_t r = 0; r < data.regions.size(); ++r) {
-    if (data.regions[r].parent < 0) roots.push_back(static_cast<int>(r));
+    const int parent = data.regions[r].parent;
+    const bool selected = RegionSelected(data, r, options.region);
+    const bool parent_selected = parent >= 0 && RegionSelected(data, parent, options.region);
+    if (selected && !parent_selected) roots.push_back(static_cast<int>(r));
+  }
+  if (roots.empty()) {
+    absl::StrAppendFormat(&out, "no region matches \"%s\"\n", options.region);
+    return out;
   }
   for (size_t i = 0; i < roots.size(); ++i) {
-    AddRegionRows(data, roots[i], "", i + 1 == roots.size(), true, &table);
+    AddRegionRows(data, roots[i], "", i + 1 == roots.size(), true, options.per_thread, &table);
   }
   out += table.Render();
-  if (analysis != nullptr) out += FormatTopDownSection(data, *analysis);
+  if (analysis != nullptr) out += FormatTopDownSection(data, *analysis, options);
   if (data.threads.size() > 1) {
     out += "\nthreads:";
     for (const ThreadInfo& t : data.threads) {

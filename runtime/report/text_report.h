@@ -10,8 +10,19 @@
 
 namespace td {
 
+struct TextReportOptions {
+  int max_level = 0;      // deepest Top-Down level shown on the flagged path; 0 = all
+  std::string region;     // only this region (path or unique name) and what it contains
+  bool per_thread = true; // a row per thread under each region (when more than one)
+  bool color = false;     // ANSI colour: flagged values red, the flagged path bold
+};
+
+// Whether a region passes the --region filter: its path or name, or inside it.
+bool RegionSelected(const RunData& data, size_t index, const std::string& filter);
+
 // `analysis` adds the Top-Down section; null leaves it out.
-std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis = nullptr);
+std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis = nullptr,
+                             const TextReportOptions& options = {});
 
 // "850 ns", "12.3 µs", "4.56 ms", "1.234 s".
 std::string HumanDuration(int64_t ns);

@@ -49,14 +49,20 @@ namespace {
 
 // One region's row, rates, Iron-law line, critical path, diagnoses and
 // what was not measured.
+constexpr char kBold[] = "\x1b[1m";
+constexpr char kRed[] = "\x1b[31m";
+constexpr char kReset[] = "\x1b[0m";
+
 void AppendRegion(const std::string& label, const TopDownResult& result,
-                  const RunAnalysis& analysis, size_t width, std::string* out) {
+                  const RunAnalysis& analysis, size_t width, const TextReportOptions& options,
+                  std::string* out) {
   if (!result.AnyMeasured() && result.metrics.empty() && result.diagnoses.empty()) return;
   *out += absl::StrFormat("%-*s", static_cast<int>(width), label);
   for (const Category& c : kLevelOne) {
     const TreeNode* n = result.Find(c.node);
     const std::string cell = n && n->value ? Percent(*n->value) + (n->flagged ? "!" : " ") : "—";
-    *out += absl::StrFormat("  %9s", cell);
+    const std::string padded = absl::StrFormat("  %*s", cell == "—" ? 11 : 9, cell);
+    *out += options.color && n != nullptr && n->flagged ? kRed + padded + kReset : padded;
   }
   const auto ipc = result.MetricValue("IPC");
   *out += ipc ? absl::StrFormat("  %.2f", *ipc) : "  —";
@@ -93,10 +99,13 @@ void AppendRegion(const std::string& label, const TopDownResult& result,
   }
   std::string path;
   for (const TreeNode& n : result.tree) {
-    if (!n.critical) continue;
+    if (!n.critical || (options.max_level > 0 && n.level > options.max_level)) continue;
     path += (path.empty() ? "" : " › ") + n.ShortName() + " " + ValueText(n);
   }
-  if (!path.empty()) absl::StrAppendFormat(out, "%*s▶ %s\n", 2, "", path);
+  if (!path.empty()) {
+    absl::StrAppendFormat(out, "  %s▶ %s%s\n", options.color ? kBold : "", path,
+                          options.color ? kReset : "");
+  }
   for (const Diagnosis& d : result.diagnoses) {
     absl::StrAppendFormat(out, "  diagnosis: %s — %s\n      try: %s\n", d.title, d.evidence,
                           d.advice);
@@ -104,6 +113,7 @@ void AppendRegion(const std::string& label, const TopDownResult& result,
   std::string missing;
   for (const TreeNode& n : result.tree) {
     if (!result.AnyMeasured()) break;  // nothing of the tree was collected: no list
+    if (options.max_level > 0 && n.level > options.max_level) continue;
     if (!n.value && n.why_not != "parent not measured") {
       missing += (missing.empty() ? "" : ", ") + n.ShortName();
     }
@@ -136,7 +146,8 @@ std::string FormatExplanations(const RunAnalysis& analysis) {
   return out;
 }
 
-std::string FormatTopDownSection(const RunData& data, const RunAnalysis& analysis) {
+std::string FormatTopDownSection(const RunData& data, const RunAnalysis& analysis,
+                                 const TextReportOptions& options) {
   std::string out = "\n";
   if (!analysis.HasTrees()) {
     absl::StrAppendFormat(&out, "Top-Down: not available — %s\n", analysis.unavailable);
@@ -152,10 +163,11 @@ std::string FormatTopDownSection(const RunData& data, const RunAnalysis& analysi
   for (const Category& c : kLevelOne) out += absl::StrFormat("  %9s", c.label);
   out += "  IPC\n";
   for (size_t i = 0; i < data.regions.size() && i < analysis.regions.size(); ++i) {
-    AppendRegion(data.regions[i].path, analysis.regions[i], analysis, width, &out);
+    if (!RegionSelected(data, i, options.region)) continue;
+    AppendRegion(data.regions[i].path, analysis.regions[i], analysis, width, options, &out);
     if (i < analysis.exclusive.size() && !analysis.exclusive[i].tree.empty()) {
       AppendRegion(data.regions[i].path + " (exclusive)", analysis.exclusive[i], analysis, width,
-                   &out);
+                   options, &out);
     }
   }
   return out;

@@ -10,7 +10,9 @@
 
 namespace td {
 
-std::string FormatTopDownSection(const RunData& data, const RunAnalysis& analysis);
+struct TextReportOptions;
+std::string FormatTopDownSection(const RunData& data, const RunAnalysis& analysis,
+                                 const TextReportOptions& options);
 
 // Explanations of every node flagged and every diagnosis made in the run.
 std::string FormatExplanations(const RunAnalysis& analysis);

@@ -291,6 +291,38 @@ TEST(RegionAnalysis, BandwidthDiagnosisComparesWithTheCalibratedPeak) {
       << text;
 }
 
+TEST(RegionAnalysis, ReportOptionsLevelRegionThreadsColor) {
+  RunData data = SklRecording();
+  AddRegion(&data, "multiply1", {kMultiply1});
+  AddRegion(&data, "multiply2", {kMultiply2, kMultiply2});
+  RunData replayed;
+  const RunAnalysis analysis = Replay(data, &replayed);
+  TextReportOptions level1;
+  level1.max_level = 1;
+  const std::string shallow = FormatTextReport(replayed, &analysis, level1);
+  EXPECT_NE(shallow.find("  ▶ Backend_Bound 78.0%\n"), std::string::npos) << shallow;
+  EXPECT_EQ(shallow.find("not measured: Fetch_Latency"), std::string::npos) << "Level 2 is hidden";
+  TextReportOptions only2;
+  only2.region = "multiply2";
+  only2.per_thread = false;
+  const std::string one = FormatTextReport(replayed, &analysis, only2);
+  EXPECT_EQ(one.find("multiply1"), std::string::npos) << one;
+  EXPECT_NE(one.find("multiply2"), std::string::npos);
+  EXPECT_EQ(one.find("· thread 1"), std::string::npos) << "no per-thread rows";
+  TextReportOptions threads;
+  EXPECT_NE(FormatTextReport(replayed, &analysis, threads).find("· thread 1"), std::string::npos);
+  TextReportOptions color;
+  color.color = true;
+  const std::string colored = FormatTextReport(replayed, &analysis, color);
+  EXPECT_NE(colored.find("\x1b[31m     78.0%!\x1b[0m"), std::string::npos) << colored;
+  EXPECT_NE(colored.find("\x1b[1m▶ Backend_Bound"), std::string::npos);
+  EXPECT_EQ(FormatTextReport(replayed, &analysis).find("\x1b["), std::string::npos) << "plain by default";
+  TextReportOptions none;
+  none.region = "nope";
+  EXPECT_NE(FormatTextReport(replayed, &analysis, none).find("no region matches \"nope\""),
+            std::string::npos);
+}
+
 TEST(RegionAnalysis, NoHardwareCountersSaysWhyInsteadOfATree) {
   RunData data;
   data.availability.hardware_reason = "no hardware PMU is exposed to this machine";

@@ -8,6 +8,8 @@
 //   td calibrate [--refresh]           this machine's memory bandwidth (STREAM triad), cached
 //   td report RUN.json [--uarch KEY]   the text report of a recorded run, with
 //                                      Top-Down trees when it holds hardware counts
+#include <unistd.h>
+
 #include <cstdio>
 #include <algorithm>
 #include <cstdlib>
@@ -20,6 +22,7 @@
 #include "runtime/analysis/perf_case.h"
 #include "runtime/analysis/run_analysis.h"
 #include "runtime/machine/bandwidth_calibration.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "runtime/report/compare.h"
 #include "runtime/report/explanations.h"
@@ -41,7 +44,8 @@ int Usage() {
       "  compare RUN.json --regions r1,r2,… [--csv]\n"
       "                                   side by side: Speedup, IPC and the Top-Down nodes\n"
       "  calibrate [--refresh]            measure (once per machine) the memory bandwidth peak\n"
-      "  report RUN.json [--uarch KEY] [--json] [--explain]\n"
+      "  report RUN.json [--uarch KEY] [--json] [--explain] [--level N] [--region NAME]\n"
+      "                  [--threads] [--no-color]\n"
       "                                   report of a recorded td run with its Top-Down trees\n"
       "                                   (the CPU comes from the recording, or TD_UARCH)\n",
       stderr);
@@ -198,11 +202,24 @@ int main(int argc, char** argv) {
     std::string uarch;
     bool as_json = false;
     bool explain = false;
+    bool no_color = false;
+    td::TextReportOptions options;
+    options.per_thread = false;
     for (size_t i = 2; i < args.size(); ++i) {
       if (args[i] == "--json") {
         as_json = true;
       } else if (args[i] == "--explain") {
         explain = true;
+      } else if (args[i] == "--threads") {
+        options.per_thread = true;
+      } else if (args[i] == "--no-color") {
+        no_color = true;
+      } else if (args[i] == "--region" && i + 1 < args.size()) {
+        options.region = args[++i];
+      } else if (args[i] == "--level" && i + 1 < args.size()) {
+        if (!absl::SimpleAtoi(args[++i], &options.max_level) || options.max_level < 1) {
+          return Fail("--level takes a number from 1 (Level 1) upwards, not \"" + args[i] + "\"");
+        }
       } else if (args[i] == "--uarch" && i + 1 < args.size()) {
         uarch = args[++i];
       } else {
@@ -220,7 +237,8 @@ int main(int argc, char** argv) {
     if (as_json) {
       std::printf("%s\n", td::RunAnalysisToJson(*run, analysis).dump(1).c_str());
     } else {
-      std::fputs(td::FormatTextReport(*run, &analysis).c_str(), stdout);
+      options.color = !no_color && isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
+      std::fputs(td::FormatTextReport(*run, &analysis, options).c_str(), stdout);
       if (explain && analysis.HasTrees()) std::fputs(td::FormatExplanations(analysis).c_str(), stdout);
     }
     return 0;
