@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "runtime/counters/perf_event_backend.h"
 #include "runtime/machine/machine_info.h"
+#include "runtime/report/csv_report.h"
 #include "runtime/report/explanations.h"
 #include "runtime/report/json_report.h"
 #include "runtime/uarch/definitions.h"
@@ -110,6 +111,24 @@ TEST(Explanations, EveryTreeNodeOfEveryUarchIsExplained) {
     EXPECT_NE(ExplanationFor(diagnosis), nullptr) << diagnosis;
   }
   EXPECT_EQ(ExplanationFor("No_Such_Node"), nullptr);
+}
+
+TEST(CsvReport, RowsPerRegionAndNotMeasuredIsEmpty) {
+  RunData data = TwoThreadRun();
+  const std::string csv = FormatCsvReport(data, nullptr);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "region,kind,name,value,flagged,critical");
+  EXPECT_NE(csv.find("outer,time,calls,3,0,0\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("outer,count,task-clock,1900000,0,0\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("outer/inner,scaled,page-faults,5,0,0\n"), std::string::npos) << csv;
+  for (Region& r : data.regions) {
+    for (RegionOnThread& t : r.threads) {
+      t.events.clear();
+      t.groups.clear();
+    }
+  }
+  const std::string unmeasured = FormatCsvReport(data, nullptr);
+  EXPECT_NE(unmeasured.find("outer,count,task-clock,,0,0\n"), std::string::npos) << unmeasured;
+  EXPECT_NE(unmeasured.find("outer,scaled,task-clock,,0,0\n"), std::string::npos);
 }
 
 TEST(TextReport, Formatting) {

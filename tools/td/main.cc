@@ -25,6 +25,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "runtime/report/compare.h"
+#include "runtime/report/csv_report.h"
 #include "runtime/report/explanations.h"
 #include "runtime/report/json_report.h"
 #include "runtime/report/text_report.h"
@@ -44,7 +45,7 @@ int Usage() {
       "  compare RUN.json --regions r1,r2,… [--csv]\n"
       "                                   side by side: Speedup, IPC and the Top-Down nodes\n"
       "  calibrate [--refresh]            measure (once per machine) the memory bandwidth peak\n"
-      "  report RUN.json [--uarch KEY] [--json] [--explain] [--level N] [--region NAME]\n"
+      "  report RUN.json [--uarch KEY] [--json | --csv] [--explain] [--level N] [--region NAME]\n"
       "                  [--threads] [--no-color]\n"
       "                                   report of a recorded td run with its Top-Down trees\n"
       "                                   (the CPU comes from the recording, or TD_UARCH)\n",
@@ -201,6 +202,7 @@ int main(int argc, char** argv) {
   if (command == "report" && args.size() >= 2) {
     std::string uarch;
     bool as_json = false;
+    bool as_csv = false;
     bool explain = false;
     bool no_color = false;
     td::TextReportOptions options;
@@ -208,6 +210,8 @@ int main(int argc, char** argv) {
     for (size_t i = 2; i < args.size(); ++i) {
       if (args[i] == "--json") {
         as_json = true;
+      } else if (args[i] == "--csv") {
+        as_csv = true;
       } else if (args[i] == "--explain") {
         explain = true;
       } else if (args[i] == "--threads") {
@@ -236,6 +240,8 @@ int main(int argc, char** argv) {
         td::AnalyzeRun(*run, *library, uarch, td::CachedPeakGbps(run->machine));
     if (as_json) {
       std::printf("%s\n", td::RunAnalysisToJson(*run, analysis).dump(1).c_str());
+    } else if (as_csv) {
+      std::fputs(td::FormatCsvReport(*run, &analysis).c_str(), stdout);
     } else {
       options.color = !no_color && isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
       std::fputs(td::FormatTextReport(*run, &analysis, options).c_str(), stdout);

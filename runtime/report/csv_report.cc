@@ -1,0 +1,52 @@
+#include "runtime/report/csv_report.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace td {
+namespace {
+
+std::string Field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string quoted = "\"";
+  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+void Row(std::string* out, const std::string& region, const char* kind, const std::string& name,
+         const std::string& value, bool flagged = false, bool critical = false) {
+  absl::StrAppendFormat(out, "%s,%s,%s,%s,%d,%d\n", Field(region), kind, Field(name), value,
+                        flagged ? 1 : 0, critical ? 1 : 0);
+}
+
+std::string Number(double v) { return absl::StrFormat("%.10g", v); }
+
+}  // namespace
+
+std::string FormatCsvReport(const RunData& data, const RunAnalysis* analysis) {
+  std::string out = "region,kind,name,value,flagged,critical\n";
+  const size_t num_events = data.layout.events.size();
+  for (size_t r = 0; r < data.regions.size(); ++r) {
+    const Region& region = data.regions[r];
+    const RegionTotals totals = Totals(region, num_events);
+    Row(&out, region.path, "time", "calls", absl::StrCat(totals.calls));
+    Row(&out, region.path, "time", "wall_inclusive_ns", absl::StrCat(totals.wall_inclusive_ns));
+    Row(&out, region.path, "time", "wall_exclusive_ns", absl::StrCat(totals.wall_exclusive_ns));
+    for (size_t e = 0; e < num_events; ++e) {
+      const std::string& name = data.layout.events[e].name;
+      Row(&out, region.path, "count", name,
+          totals.counters_measured ? absl::StrCat(totals.events[e].inclusive) : "");
+      const auto scaled = ScaledRegionCount(data, region, e);
+      Row(&out, region.path, "scaled", name, scaled ? Number(*scaled) : "");
+    }
+    if (analysis == nullptr || !analysis->HasTrees() || r >= analysis->regions.size()) continue;
+    const TopDownResult& result = analysis->regions[r];
+    for (const TreeNode& n : result.tree) {
+      Row(&out, region.path, "node", n.name, n.value ? Number(*n.value) : "", n.flagged, n.critical);
+    }
+    for (const Metric& m : result.metrics) Row(&out, region.path, "metric", m.name, Number(m.value));
+  }
+  return out;
+}
+
+}  // namespace td
