@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "runtime/report/csv_field.h"
 
 namespace td {
 namespace {
@@ -19,13 +20,6 @@ struct Row {
 std::string Cell(const TreeNode* n) {
   if (n == nullptr || !n->value) return kNone;
   return absl::StrFormat("%.1f%%%s", 100 * *n->value, n->flagged ? "!" : "");
-}
-
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"") == std::string::npos) return s;
-  std::string quoted = "\"";
-  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
 }
 
 }  // namespace

@@ -2,20 +2,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "runtime/report/csv_field.h"
 
 namespace td {
 namespace {
 
-std::string Field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string quoted = "\"";
-  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
 void Row(std::string* out, const std::string& region, const char* kind, const std::string& name,
          const std::string& value, bool flagged = false, bool critical = false) {
-  absl::StrAppendFormat(out, "%s,%s,%s,%s,%d,%d\n", Field(region), kind, Field(name), value,
+  absl::StrAppendFormat(out, "%s,%s,%s,%s,%d,%d\n", CsvField(region), kind, CsvField(name), value,
                         flagged ? 1 : 0, critical ? 1 : 0);
 }
 
