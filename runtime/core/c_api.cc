@@ -41,6 +41,18 @@ void td_region_end(td_site* site) {
   thread->End(thread->registry().IdForSite(site), site);
 }
 
+void td_region_begin_p(td_site* site, long long parameter) {
+  ThreadState* thread = RecordingThread();
+  if (thread == nullptr) return;
+  thread->Begin(thread->ParameterRegion(thread->registry().IdForSite(site), parameter), site);
+}
+
+void td_region_end_p(td_site* site, long long parameter) {
+  ThreadState* thread = RecordingThread();
+  if (thread == nullptr) return;
+  thread->End(thread->ParameterRegion(thread->registry().IdForSite(site), parameter), site);
+}
+
 void td_region_begin_name(const char* name) {
   ThreadState* thread = RecordingThread();
   if (thread == nullptr || name == nullptr) return;

@@ -263,7 +263,7 @@ RunData Runtime::Collect() {
   data.availability = backend_->availability();
   std::vector<const ThreadState*> threads;
   for (const auto& thread : threads_) threads.push_back(thread.get());
-  MergeThreads(threads, regions_.AllNames(), &data);
+  MergeThreads(threads, regions_.AllNames(), &data, regions_.AllParameters());
   data.diagnostics = AllDiagnostics();
   return data;
 }

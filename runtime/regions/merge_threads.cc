@@ -32,7 +32,8 @@ RegionOnThread ThreadPart(const ThreadState& thread, uint32_t node, const Counte
 }  // namespace
 
 void MergeThreads(const std::vector<const ThreadState*>& threads,
-                  const std::vector<std::string>& names, RunData* data) {
+                  const std::vector<std::string>& names, RunData* data,
+                  const std::vector<std::optional<RegionRegistry::Parameter>>& parameters) {
   // (merged parent index + 1, region id) -> merged index
   absl::flat_hash_map<std::pair<int, uint32_t>, int> merged;
   for (const ThreadState* thread : threads) {
@@ -60,6 +61,12 @@ void MergeThreads(const std::vector<const ThreadState*>& threads,
       if (inserted) {
         Region region;
         region.name = node.region < names.size() ? names[node.region] : "?";
+        region.base_name = region.name;
+        if (node.region < parameters.size() && parameters[node.region]) {
+          const auto& p = *parameters[node.region];
+          region.base_name = p.base < names.size() ? names[p.base] : "?";
+          region.parameter = p.value;
+        }
         region.parent = parent;
         region.path = parent < 0 ? region.name : data->regions[parent].path + "/" + region.name;
         data->regions.push_back(std::move(region));

@@ -13,7 +13,8 @@ namespace td {
 // Fills data->threads and data->regions. `layout` must be the layout the
 // threads counted with; `names` maps region ids to names.
 void MergeThreads(const std::vector<const ThreadState*>& threads,
-                  const std::vector<std::string>& names, RunData* data);
+                  const std::vector<std::string>& names, RunData* data,
+                  const std::vector<std::optional<RegionRegistry::Parameter>>& parameters = {});
 
 }  // namespace td
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <mutex>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "td/td.h"
@@ -26,8 +27,18 @@ class RegionRegistry {
     return RegisterSite(site);
   }
 
+  // The region "base[parameter]" of a parameterised site: slow path, once per
+  // value and thread (the thread caches the id).
+  uint32_t IdForParameter(uint32_t base, long long parameter);
+
+  struct Parameter {
+    uint32_t base = 0;
+    long long value = 0;
+  };
   std::string Name(uint32_t id) const;
   std::vector<std::string> AllNames() const;
+  // Per region id: its base region and parameter, when it has one.
+  std::vector<std::optional<Parameter>> AllParameters() const;
 
   // fork() must not leave the lock held in the child.
   void LockForFork() { mu_.lock(); }
@@ -41,6 +52,7 @@ class RegionRegistry {
   mutable std::mutex mu_;
   absl::flat_hash_map<std::string, uint32_t> ids_;  // guarded by mu_
   std::vector<std::string> names_;                  // guarded by mu_
+  std::vector<std::optional<Parameter>> parameters_;  // guarded by mu_, parallel to names_
 };
 
 }  // namespace td

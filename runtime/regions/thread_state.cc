@@ -50,6 +50,12 @@ uint32_t ThreadState::AddNode(uint32_t parent, uint32_t region) {
   return id;
 }
 
+uint32_t ThreadState::AddParameterRegion(uint32_t base, long long parameter) {
+  const uint32_t id = registry_->IdForParameter(base, parameter);
+  parameter_regions_.emplace(std::make_pair(base, parameter), id);
+  return id;
+}
+
 uint32_t ThreadState::ChildOf(uint32_t parent, uint32_t region) {
   for (uint32_t c = nodes_[parent].first_child; c != NodeStats::kNone; c = nodes_[c].next_sibling) {
     if (nodes_[c].region == region) return c;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/types/span.h"
 #include "runtime/counters/backend.h"
 #include "runtime/regions/region_registry.h"
@@ -49,6 +50,14 @@ class ThreadState {
   // then says why.
   ThreadState(uint32_t index, int64_t tid, std::unique_ptr<ThreadCounters> counters,
               size_t words, std::string counters_error, RegionRegistry* registry);
+
+  // The region of a parameterised site for `parameter`: a per-thread integer
+  // lookup; only a value's first use on this thread asks the registry.
+  uint32_t ParameterRegion(uint32_t base, long long parameter) {
+    const auto it = parameter_regions_.find({base, parameter});
+    if (__builtin_expect(it != parameter_regions_.end(), 1)) return it->second;
+    return AddParameterRegion(base, parameter);
+  }
 
   void Begin(uint32_t region, const td_site* site);
   void End(uint32_t region, const td_site* site);
@@ -94,6 +103,7 @@ class ThreadState {
   uint64_t* NodeInclusive(uint32_t node) { return node_words_.data() + node * 2 * words_; }
   uint64_t* NodeExclusive(uint32_t node) { return NodeInclusive(node) + words_; }
 
+  uint32_t AddParameterRegion(uint32_t base, long long parameter);
   uint32_t ChildOf(uint32_t parent, uint32_t region);
   uint32_t AddNode(uint32_t parent, uint32_t region);
   uint32_t InnermostOpenNode(uint32_t region) const;
@@ -120,6 +130,7 @@ class ThreadState {
   size_t depth_ = 0;
   std::vector<uint32_t> open_count_;   // per region id: activations open now
   std::vector<uint64_t> scratch_;      // END's snapshot
+  absl::flat_hash_map<std::pair<uint32_t, long long>, uint32_t> parameter_regions_;
 };
 
 }  // namespace td

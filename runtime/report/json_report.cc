@@ -107,6 +107,8 @@ json RunToJson(const RunData& data) {
     for (const RegionOnThread& t : region.threads) parts.push_back(ThreadPartToJson(t, data.layout));
     j["regions"].push_back({{"index", r},
                             {"name", region.name},
+                            {"base_name", region.base_name},
+                            {"parameter", region.parameter ? json(*region.parameter) : json(nullptr)},
                             {"path", region.path},
                             {"parent", region.parent},
                             {"children", region.children},
@@ -279,6 +281,11 @@ absl::StatusOr<RunData> RunFromJson(const json& j) {
     Region region;
     json parts;
     TD_RETURN_IF_ERROR(Get(regions[r], "name", &region.name, w));
+    // Optional: recordings from before parameters existed have neither.
+    region.base_name = regions[r].value("base_name", region.name);
+    if (regions[r].contains("parameter") && regions[r]["parameter"].is_number_integer()) {
+      region.parameter = regions[r]["parameter"].get<long long>();
+    }
     TD_RETURN_IF_ERROR(Get(regions[r], "path", &region.path, w));
     TD_RETURN_IF_ERROR(Get(regions[r], "parent", &region.parent, w));
     TD_RETURN_IF_ERROR(Get(regions[r], "children", &region.children, w));

@@ -59,11 +59,13 @@ struct RegionOnThread {
 };
 
 struct Region {
-  std::string name;
+  std::string name;  // "copy[12]" for a parameterised region
   std::string path;  // names from the outermost region, joined by '/'
   int parent = -1;   // index into RunData::regions, -1 at top level
   std::vector<int> children;
   std::vector<RegionOnThread> threads;
+  std::string base_name;  // "copy"; equal to name when there is no parameter
+  std::optional<long long> parameter;
 };
 
 struct RunData {

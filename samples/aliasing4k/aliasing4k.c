@@ -1,7 +1,8 @@
 /* DECAN's 4K-aliasing example: a[i] = b[i - offset] where a starts exactly
  * 4 KiB after b. A load whose address matches a recent store in its low 12
  * bits waits for that store ("4K aliasing"), so small offsets are slow and
- * the effect vanishes as the offset grows. One region per offset.
+ * the effect vanishes as the offset grows. One region per offset: copy[0],
+ * copy[1], … (a parameterised region).
  *
  *   td_aliasing4k [MAX_OFFSET] [REPETITIONS]     (default 32, 20000)
  */
@@ -37,12 +38,10 @@ int main(int argc, char** argv) {
   printf("offset  ns/element\n");
   for (int offset = 0; offset <= max_offset; ++offset) {
     for (int i = 0; i < kElements; ++i) b[i] = (double)i;
-    char name[32];
-    snprintf(name, sizeof(name), "copy_offset_%02d", offset);
     const double start = now_seconds();
-    td_region_begin_name(name);
+    TD_REGION_BEGIN_P("copy", offset);
     for (int r = 0; r < repetitions; ++r) copy(a, b, offset, kElements);
-    td_region_end_name(name);
+    TD_REGION_END_P("copy", offset);
     const double took = now_seconds() - start;
     ok &= a[kElements - 1] == (double)(kElements - 1 - offset);
     printf("%6d  %.3f\n", offset, 1e9 * took / ((double)repetitions * (kElements - offset)));

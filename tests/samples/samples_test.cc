@@ -73,7 +73,7 @@ const Sample kPrefetch = {"td_prefetch", "16 16", "sums agree: yes", {"no_prefet
 const Sample kTriad = {"td_triad", "16 2", "result correct: yes", {"init", "triad"}};
 const Sample kBranches = {"td_branches", "1 2", "sums agree: yes", {"unsorted", "sorted"}};
 const Sample kAliasing = {"td_aliasing4k", "8 200", "copies correct: yes",
-                          {"copy_offset_00", "copy_offset_01", "copy_offset_08"}};
+                          {"copy[0]", "copy[1]", "copy[8]"}};
 const Sample kFrontend = {"td_frontend", "5", "checksums:", {"many_functions", "one_function"}};
 
 TEST(Samples, Matmul) { ExpectRuns(kMatmul); }

@@ -11,7 +11,11 @@ static int work(int n) {
 
 int main(void) {
   int total = 0;
-  for (int i = 0; i < 4; ++i) total += work(1000);
+  for (int i = 0; i < 4; ++i) {
+    TD_REGION_BEGIN_P("c_sweep", i);
+    total += work(1000);
+    TD_REGION_END_P("c_sweep", i);
+  }
   td_finalize();
   return total == 4 * 499500 ? 0 : 1;
 }

@@ -207,6 +207,17 @@ void ScopeWithException() {
   TD_SCOPE("after");
 }
 
+void Sweep() {
+  for (int block = 1; block <= 3; ++block) {
+    for (int repeat = 0; repeat < 2; ++repeat) {
+      TD_REGION_BEGIN_P("block", block * 16);
+      Spin(std::chrono::microseconds(100 * block));
+      TD_REGION_END_P("block", block * 16);
+    }
+    TD_SCOPE_P("scoped", -block);
+  }
+}
+
 void DynamicNames() {
   for (int i = 0; i < 3; ++i) {
     const std::string name = "phase_" + std::to_string(i);
@@ -236,6 +247,7 @@ int main(int argc, char** argv) {
     Nested();
   } else if (scenario == "scope") ScopeWithException();
   else if (scenario == "dynamic") DynamicNames();
+  else if (scenario == "sweep") Sweep();
   else {
     std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
     return 2;

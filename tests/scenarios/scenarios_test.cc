@@ -262,6 +262,25 @@ TEST(Scenario, DynamicNamesAreSeparateRegions) {
   }
 }
 
+TEST(Scenario, ParameterisedRegionsGiveOneRowPerValue) {
+  const ScenarioRun run = RunApp("sweep");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto& report = OnlyReport(run);
+  for (int block : {16, 32, 48}) {
+    const std::string name = "block[" + std::to_string(block) + "]";
+    const auto& r = Region(report, name);
+    EXPECT_EQ(SumOverThreads(r, "calls"), 2) << name;
+    EXPECT_EQ(r.at("base_name"), "block");
+    EXPECT_EQ(r.at("parameter"), block);
+  }
+  // Longer blocks spin longer: the sweep's effect is visible per value.
+  EXPECT_GT(SumOverThreads(Region(report, "block[48]"), "wall_inclusive_ns"),
+            SumOverThreads(Region(report, "block[16]"), "wall_inclusive_ns"));
+  EXPECT_EQ(Region(report, "scoped[-2]").at("parameter"), -2);
+  EXPECT_TRUE(FindRegion(report, "block") == nullptr) << "no row for the bare name";
+  EXPECT_NE(run.err.find("block[32]"), std::string::npos) << "text report row per value";
+}
+
 TEST(Scenario, UnwritableOutputDirectoryFallsBackAndSaysWhere) {
   const std::string tmp = RunScenario(TD_SCENARIO_APP, "unterminated").dir;  // a writable dir
   const ScenarioRun run =

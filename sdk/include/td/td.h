@@ -50,6 +50,13 @@ TD_API extern int td_markers_off;
 TD_API void td_region_begin(td_site* site);
 TD_API void td_region_end(td_site* site);
 
+/* A region with an integer parameter (a sweep: block size, offset, thread
+ * count…): each value is its own region, named "name[value]", and reports
+ * show one row per value. The value is looked up per thread with integer
+ * hashing; only its first use on a thread builds the name. */
+TD_API void td_region_begin_p(td_site* site, long long parameter);
+TD_API void td_region_end_p(td_site* site, long long parameter);
+
 /* Dynamic names: hashed on every call. Prefer the macros in loops. */
 TD_API void td_region_begin_name(const char* name);
 TD_API void td_region_end_name(const char* name);
@@ -68,6 +75,8 @@ TD_API int td_is_active(void);
 #if defined(TD_NO_INSTRUMENTATION)
 #define TD_REGION_BEGIN(name) ((void)0)
 #define TD_REGION_END(name) ((void)0)
+#define TD_REGION_BEGIN_P(name, parameter) ((void)0)
+#define TD_REGION_END_P(name, parameter) ((void)0)
 #else
 /* The empty literal in front makes any non-literal name a compile error. */
 #define TD_SITE_INIT_(name) {"" name, __FILE__, __LINE__, 0, 0}
@@ -85,6 +94,16 @@ TD_API int td_is_active(void);
   do {                                                        \
     static td_site td_site_end_ = TD_SITE_INIT_(name);        \
     if (TD_MARKERS_ON_()) td_region_end(&td_site_end_);       \
+  } while (0)
+#define TD_REGION_BEGIN_P(name, parameter)                                      \
+  do {                                                                          \
+    static td_site td_site_begin_ = TD_SITE_INIT_(name);                        \
+    if (TD_MARKERS_ON_()) td_region_begin_p(&td_site_begin_, (long long)(parameter)); \
+  } while (0)
+#define TD_REGION_END_P(name, parameter)                                        \
+  do {                                                                          \
+    static td_site td_site_end_ = TD_SITE_INIT_(name);                          \
+    if (TD_MARKERS_ON_()) td_region_end_p(&td_site_end_, (long long)(parameter)); \
   } while (0)
 #endif
 
