@@ -12,14 +12,15 @@
 
 #include "common/sample_clock.h"
 
-/* Each function differs in its constants, so the compiler cannot merge them. */
-#define TD_FN(n)                                                   \
-  __attribute__((noinline)) static long f##n(long x) {             \
-    x = x * (2 * n + 1) + (n ^ 0x5bd1);                            \
-    x ^= x >> ((n % 13) + 1);                                      \
-    x = x * 0x9e3779b1L + (n * 7);                                 \
-    x ^= x >> ((n % 11) + 3);                                      \
-    return x + (n % 97);                                           \
+/* Each function differs in its constants, so the compiler cannot merge them.
+ * Unsigned arithmetic: the mixing is meant to wrap around. */
+#define TD_FN(n)                                                            \
+  __attribute__((noinline)) static unsigned long f##n(unsigned long x) {    \
+    x = x * (2u * n + 1u) + (n ^ 0x5bd1u);                                  \
+    x ^= x >> ((n % 13) + 1);                                               \
+    x = x * 0x9e3779b1ul + (n * 7u);                                        \
+    x ^= x >> ((n % 11) + 3);                                               \
+    return x + (n % 97);                                                    \
   }
 #define TD_TEN(p) TD_FN(p##0) TD_FN(p##1) TD_FN(p##2) TD_FN(p##3) TD_FN(p##4) \
                   TD_FN(p##5) TD_FN(p##6) TD_FN(p##7) TD_FN(p##8) TD_FN(p##9)
@@ -42,7 +43,7 @@ TD_THOUSAND(4)
                         TD_PHUNDRED(p##4) TD_PHUNDRED(p##5) TD_PHUNDRED(p##6) TD_PHUNDRED(p##7) \
                         TD_PHUNDRED(p##8) TD_PHUNDRED(p##9)
 
-typedef long (*function)(long);
+typedef unsigned long (*function)(unsigned long);
 static function g_functions[] = {TD_PTHOUSAND(1) TD_PTHOUSAND(2) TD_PTHOUSAND(3) TD_PTHOUSAND(4)};
 enum { kFunctions = sizeof(g_functions) / sizeof(g_functions[0]) };
 
@@ -54,26 +55,26 @@ int main(int argc, char** argv) {
   }
   /* Same number of calls both ways; only the code footprint differs. */
   double t = now_seconds();
-  long many = 0;
+  unsigned long many = 0;
   TD_REGION_BEGIN("many_functions");
   for (long r = 0; r < rounds; ++r) {
-    for (int i = 0; i < kFunctions; ++i) many += g_functions[i](r + i);
+    for (int i = 0; i < kFunctions; ++i) many += g_functions[i]((unsigned long)(r + i));
   }
   TD_REGION_END("many_functions");
   const double many_s = now_seconds() - t;
 
   t = now_seconds();
-  long one = 0;
+  unsigned long one = 0;
   volatile function single = g_functions[0];
   TD_REGION_BEGIN("one_function");
   for (long r = 0; r < rounds; ++r) {
-    for (int i = 0; i < kFunctions; ++i) one += single(r + i);
+    for (int i = 0; i < kFunctions; ++i) one += single((unsigned long)(r + i));
   }
   TD_REGION_END("one_function");
   const double one_s = now_seconds() - t;
 
   printf("frontend: %d distinct functions × %ld rounds %.3f s; one function, same calls %.3f s (%.2fx)\n",
          kFunctions, rounds, many_s, one_s, many_s / one_s);
-  printf("checksums: %ld %ld\n", many, one);
+  printf("checksums: %lu %lu\n", many, one);
   return 0;
 }
