@@ -88,6 +88,14 @@ void AppendRegion(const std::string& label, const TopDownResult& result,
     }
     absl::StrAppendFormat(out, "  rates: %s\n", rates);
   }
+  const auto retired = result.MetricValue("Cycle_Accounting.Retired");
+  const auto non_retired = result.MetricValue("Cycle_Accounting.Non_Retired");
+  const auto stalls = result.MetricValue("Cycle_Accounting.Stalls");
+  if (retired && non_retired && stalls) {
+    // Levinthal's view: every cycle dispatches retiring work, discarded work, or nothing.
+    absl::StrAppendFormat(out, "  cycles: %.1f%% retired work, %.1f%% non-retired work, %.1f%% stalled\n",
+                          100 * *retired, 100 * *non_retired, 100 * *stalls);
+  }
   const auto instructions = result.MetricValue("Instructions");
   const auto cpi = result.MetricValue("CPI");
   const auto ghz = result.MetricValue("Clock_GHz");

@@ -187,6 +187,22 @@ TEST(MetricEvaluator, IceLakeContestedAccessesUseMeasuredFrequency) {
               29 * 2 * 5 / 1000.0, 1e-12);
 }
 
+TEST(MetricEvaluator, LevinthalCycleAccountingOnHaswell) {
+  auto library = DefinitionLibrary::Load();
+  ASSERT_TRUE(library.ok());
+  auto hsw = library->ForUarch("hsw");
+  ASSERT_TRUE(hsw.ok());
+  // 1000 cycles, 200 with nothing dispatched; 2400 uops dispatched in the other
+  // 800 (3 per cycle), 2100 of them retired: 300 wasted uops = 100 cycles.
+  const std::map<std::string, double> counts = {
+      {"cpu_clk_unhalted.thread", 1000}, {"uops_executed.thread:c1:i", 200},
+      {"uops_executed.thread", 2400},    {"uops_retired.all", 2100}};
+  MetricEvaluator evaluator(*hsw, MapLookup(counts));
+  EXPECT_DOUBLE_EQ(evaluator.Evaluate("Cycle_Accounting.Stalls").number, 0.2);
+  EXPECT_DOUBLE_EQ(evaluator.Evaluate("Cycle_Accounting.Non_Retired").number, 0.1);
+  EXPECT_DOUBLE_EQ(evaluator.Evaluate("Cycle_Accounting.Retired").number, 0.7);
+}
+
 TEST(MetricEvaluator, AlternativesAndCorrectionTermsAreNoted) {
   auto library = DefinitionLibrary::Load();
   ASSERT_TRUE(library.ok());
