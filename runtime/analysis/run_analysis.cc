@@ -50,11 +50,14 @@ RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
   } else {
     auto key = library.Identify(data.machine.cpu_vendor, data.machine.cpu_family,
                                 data.machine.cpu_model, data.machine.cpu_stepping);
-    if (!key.ok()) {
-      analysis.unavailable = std::string(key.status().message());
-      return analysis;
+    if (key.ok()) {
+      analysis.uarch = *key;
+    } else {
+      // Unknown CPU: Level 1 from Linux's own topdown events, if they were
+      // recorded; otherwise there is no tree and the message says why.
+      analysis.uarch = "generic";
+      analysis.unknown_cpu = std::string(key.status().message());
     }
-    analysis.uarch = *key;
   }
   // Hybrid parts: a recording of one core type's PMU. The core PMU is the default.
   auto set = library.ForUarch(UarchForPmu(analysis.uarch, "cpu_core"));
@@ -93,6 +96,13 @@ RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
       Diagnose(static_cast<int>(region.threads.size()), peak_gbps, &result);
       (exclusive ? analysis.exclusive : analysis.regions).push_back(std::move(result));
     }
+  }
+  if (!analysis.unknown_cpu.empty() &&
+      std::none_of(analysis.regions.begin(), analysis.regions.end(),
+                   [](const TopDownResult& r) { return r.AnyMeasured(); })) {
+    analysis.unavailable = analysis.unknown_cpu;  // nothing generic was recorded either
+    analysis.regions.clear();
+    analysis.exclusive.clear();
   }
   return analysis;
 }

@@ -15,6 +15,7 @@ namespace td {
 struct RunAnalysis {
   std::string uarch;        // key used; "" when none could be chosen
   std::string unavailable;  // why there is no tree (no hardware counts, unknown CPU…)
+  std::string unknown_cpu;  // set when the CPU is not in the definitions ("generic" Level 1)
   std::vector<TopDownResult> regions;  // parallel to RunData::regions (inclusive counts)
   // Exclusive counts (minus nested regions); empty results for regions
   // without children, whose exclusive counts equal their inclusive ones.

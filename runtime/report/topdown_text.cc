@@ -161,6 +161,10 @@ std::string FormatTopDownSection(const RunData& data, const RunAnalysis& analysi
     absl::StrAppendFormat(&out, "Top-Down: not available — %s\n", analysis.unavailable);
     return out;
   }
+  if (!analysis.unknown_cpu.empty()) {
+    absl::StrAppendFormat(&out, "%s\nShowing the generic Level 1 from Linux's topdown events only.\n",
+                          analysis.unknown_cpu);
+  }
   absl::StrAppendFormat(&out,
                         "Top-Down (%s): share of pipeline slots; ▶ is the flagged path, bar letters "
                         "F S R B = Frontend, Bad Speculation, Retiring, Backend\n",

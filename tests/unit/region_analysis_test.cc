@@ -348,6 +348,23 @@ TEST(RegionAnalysis, UnknownCpuNeedsTdUarch) {
   EXPECT_EQ(forced.uarch, "skx");
 }
 
+TEST(RegionAnalysis, UnknownCpuWithLinuxTopdownEventsGetsGenericLevelOne) {
+  const std::vector<std::string> events = {"slots", "topdown-retiring", "topdown-bad-spec",
+                                           "topdown-fe-bound", "topdown-be-bound"};
+  RunData data = SklRecording(events);
+  data.machine.cpu_model = 999;  // not in any table
+  AddRegion(&data, "r", {{{"slots", 1000}, {"topdown-retiring", 300}, {"topdown-bad-spec", 100},
+                          {"topdown-fe-bound", 250}, {"topdown-be-bound", 350}}});
+  RunData replayed;
+  const RunAnalysis analysis = Replay(data, &replayed);
+  ASSERT_TRUE(analysis.HasTrees()) << analysis.unavailable;
+  EXPECT_EQ(analysis.uarch, "generic");
+  EXPECT_NE(analysis.unknown_cpu.find("model 999"), std::string::npos);
+  EXPECT_NEAR(analysis.regions[0].Find("Backend_Bound")->value.value(), 0.35, 1e-12);
+  const std::string text = FormatTextReport(replayed, &analysis);
+  EXPECT_NE(text.find("Showing the generic Level 1"), std::string::npos) << text;
+}
+
 TEST(CpuIdentification, FromTheDefinitionTables) {
   auto library = DefinitionLibrary::Load();
   ASSERT_TRUE(library.ok());
