@@ -3,7 +3,8 @@
 # As root it runs apt-get; otherwise it prints the exact command to run.
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libabsl-dev nlohmann-json3-dev libgtest-dev
-          libgmock-dev libbenchmark-dev libpfm4-dev libpapi-dev valgrind clang libclang-rt-14-dev libomp-dev)
+          libgmock-dev libbenchmark-dev libpfm4-dev libpapi-dev valgrind clang libclang-rt-14-dev libomp-dev
+          chromium python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -27,6 +27,8 @@
 #include "runtime/report/compare.h"
 #include "runtime/report/csv_report.h"
 #include "runtime/report/explanations.h"
+#include "runtime/report/html_report.h"
+#include "runtime/report/output_files.h"
 #include "runtime/report/json_report.h"
 #include "runtime/report/text_report.h"
 #include "runtime/report/topdown_text.h"
@@ -45,7 +47,8 @@ int Usage() {
       "  compare RUN.json --regions r1,r2,… [--csv]\n"
       "                                   side by side: Speedup, IPC and the Top-Down nodes\n"
       "  calibrate [--refresh]            measure (once per machine) the memory bandwidth peak\n"
-      "  report RUN.json [--uarch KEY] [--json | --csv] [--explain] [--level N] [--region NAME]\n"
+      "  report RUN.json [--uarch KEY] [--json | --csv | --html OUT.html] [--explain] [--level N]\n"
+      "                  [--region NAME]\n"
       "                  [--threads] [--no-color]\n"
       "                                   report of a recorded td run with its Top-Down trees\n"
       "                                   (the CPU comes from the recording, or TD_UARCH)\n",
@@ -203,6 +206,7 @@ int main(int argc, char** argv) {
     std::string uarch;
     bool as_json = false;
     bool as_csv = false;
+    std::string html_path;
     bool explain = false;
     bool no_color = false;
     td::TextReportOptions options;
@@ -212,6 +216,8 @@ int main(int argc, char** argv) {
         as_json = true;
       } else if (args[i] == "--csv") {
         as_csv = true;
+      } else if (args[i] == "--html" && i + 1 < args.size()) {
+        html_path = args[++i];
       } else if (args[i] == "--explain") {
         explain = true;
       } else if (args[i] == "--threads") {
@@ -238,7 +244,11 @@ int main(int argc, char** argv) {
     if (!library.ok()) return Fail(std::string(library.status().message()));
     const td::RunAnalysis analysis =
         td::AnalyzeRun(*run, *library, uarch, td::CachedPeakGbps(run->machine));
-    if (as_json) {
+    if (!html_path.empty()) {
+      const absl::Status written = td::WriteFileAtomically(html_path, td::FormatHtmlReport(*run, analysis));
+      if (!written.ok()) return Fail(std::string(written.message()));
+      std::fprintf(stderr, "td: wrote %s\n", html_path.c_str());
+    } else if (as_json) {
       std::printf("%s\n", td::RunAnalysisToJson(*run, analysis).dump(1).c_str());
     } else if (as_csv) {
       std::fputs(td::FormatCsvReport(*run, &analysis).c_str(), stdout);

@@ -1,0 +1,176 @@
+#include "runtime/report/html_report.h"
+
+#include "absl/strings/str_format.h"
+#include "runtime/report/explanations.h"
+#include "runtime/report/text_report.h"
+
+namespace td {
+
+std::string HtmlEscape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+constexpr char kStyle[] = R"(
+body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
+.note { color: #8a4b00; } .muted { color: #666; }
+table { border-collapse: collapse; margin: .5em 0; }
+td, th { border-bottom: 1px solid #ddd; padding: .2em .6em; text-align: right; }
+td:first-child, th:first-child { text-align: left; }
+.bar { display: flex; width: 600px; height: 22px; border: 1px solid #999; }
+.seg { height: 100%; }
+.fe { background: #7aa6d8; } .bs { background: #e07b7b; }
+.rt { background: #8cc68c; } .be { background: #e8b65a; }
+.legend span { display: inline-block; width: 1em; height: 1em; margin: 0 .3em 0 1em; vertical-align: middle; }
+details { margin-left: 1.2em; } summary { cursor: pointer; }
+.node.flagged > summary { color: #b00; font-weight: 600; }
+.node.critical > summary { background: #ffe9a8; }
+.diagnosis { border-left: 4px solid #b00; padding: .3em .8em; margin: .5em 0; background: #fff4f4; }
+)";
+
+// Opened as report.html#selftest, the page reports its own bar geometry.
+constexpr char kSelfTest[] = R"(
+if (location.hash === '#selftest') {
+  const bars = [];
+  for (const seg of document.querySelectorAll('.seg')) {
+    const total = seg.parentElement.clientWidth;
+    bars.push({expected: total * parseFloat(seg.dataset.share),
+               actual: seg.getBoundingClientRect().width});
+  }
+  const out = document.createElement('pre');
+  out.id = 'selftest';
+  out.textContent = JSON.stringify({bars: bars});
+  document.body.appendChild(out);
+}
+)";
+
+struct Category {
+  const char* node;
+  const char* label;
+  const char* css;
+};
+constexpr Category kLevelOne[] = {{"Frontend_Bound", "Frontend", "fe"},
+                                  {"Bad_Speculation", "Bad Speculation", "bs"},
+                                  {"Retiring", "Retiring", "rt"},
+                                  {"Backend_Bound", "Backend", "be"}};
+
+std::string Percent(double v) { return absl::StrFormat("%.1f%%", 100 * v); }
+
+std::string Tooltip(const std::string& name) {
+  const Explanation* e = ExplanationFor(name);
+  return e == nullptr ? "" : HtmlEscape(std::string(e->meaning) + " When flagged: " + e->to_try);
+}
+
+// The tree as nested <details>; the flagged path starts open.
+void AppendTree(const TopDownResult& r, const std::string& parent, std::string* out) {
+  for (const TreeNode& n : r.tree) {
+    if (n.parent != parent) continue;
+    std::string classes = "node";
+    if (n.flagged) classes += " flagged";
+    if (n.critical) classes += " critical";
+    const std::string value =
+        n.value ? (n.kind == NodeKind::kCyclesFraction ? Percent(*n.value) + " of cycles"
+                                                       : Percent(*n.value))
+                : "not measured";
+    absl::StrAppendFormat(out, "<details class=\"%s\" data-node=\"%s\"%s><summary title=\"%s\">%s — %s%s</summary>",
+                          classes, HtmlEscape(n.name), n.critical ? " open" : "",
+                          Tooltip(n.name), HtmlEscape(n.ShortName()), value,
+                          n.flagged ? " (flagged)" : "");
+    AppendTree(r, n.name, out);
+    *out += "</details>\n";
+  }
+}
+
+void AppendRegion(const RunData& data, size_t index, const TopDownResult* result,
+                  std::string* out) {
+  const Region& region = data.regions[index];
+  const RegionTotals totals = Totals(region, data.layout.events.size());
+  absl::StrAppendFormat(out, "<h2 id=\"region-%d\">%s</h2>\n<p class=\"muted\">%d calls, %s wall (longest thread), %d thread%s</p>\n",
+                        index, HtmlEscape(region.path), totals.calls,
+                        HumanDuration(totals.wall_inclusive_ns), region.threads.size(),
+                        region.threads.size() == 1 ? "" : "s");
+  if (result != nullptr && result->AnyMeasured()) {
+    *out += "<div class=\"bar\" role=\"img\" aria-label=\"Level 1\">";
+    for (const Category& c : kLevelOne) {
+      const TreeNode* n = result->Find(c.node);
+      if (n == nullptr || !n->value) continue;
+      const double share = std::max(0.0, *n->value);
+      absl::StrAppendFormat(out, "<div class=\"seg %s\" data-share=\"%.6f\" style=\"width: %.4f%%\" title=\"%s %s\"></div>",
+                            c.css, share, 100 * share, c.label, Percent(share));
+    }
+    *out += "</div>\n";
+    for (const Diagnosis& d : result->diagnoses) {
+      absl::StrAppendFormat(out, "<div class=\"diagnosis\"><b>%s</b>: %s<br><i>Try:</i> %s</div>\n",
+                            HtmlEscape(d.title), HtmlEscape(d.evidence), HtmlEscape(d.advice));
+    }
+    *out += "<div class=\"tree\">\n";
+    AppendTree(*result, "", out);
+    *out += "</div>\n";
+  }
+  if (region.threads.size() > 1) {
+    *out += "<table><tr><th>thread</th><th>calls</th><th>wall incl</th><th>wall excl</th></tr>\n";
+    for (const RegionOnThread& t : region.threads) {
+      absl::StrAppendFormat(out, "<tr><td>%d</td><td>%d</td><td>%s</td><td>%s</td></tr>\n", t.thread,
+                            t.calls, HumanDuration(t.wall_inclusive_ns),
+                            HumanDuration(t.wall_exclusive_ns));
+    }
+    *out += "</table>\n";
+  }
+}
+
+}  // namespace
+
+std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis) {
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
+  absl::StrAppendFormat(&out, "<title>td report: %s</title>\n<style>%s</style></head><body>\n",
+                        HtmlEscape(data.program.name), kStyle);
+  absl::StrAppendFormat(&out, "<h1>td report: %s (pid %d)</h1>\n", HtmlEscape(data.program.name),
+                        data.program.pid);
+  absl::StrAppendFormat(&out, "<p>%s (%s family %d model %d), %d logical CPUs; backend %s</p>\n",
+                        HtmlEscape(data.machine.cpu_model_name), HtmlEscape(data.machine.cpu_vendor),
+                        data.machine.cpu_family, data.machine.cpu_model, data.machine.logical_cpus,
+                        HtmlEscape(data.backend));
+  absl::StrAppendFormat(&out, "<p>Measured: %s</p>\n", HtmlEscape(data.availability.measured));
+  if (!data.availability.hardware_counters) {
+    absl::StrAppendFormat(&out, "<p class=\"note\">Hardware counters unavailable: %s</p>\n",
+                          HtmlEscape(data.availability.hardware_reason));
+  }
+  if (!analysis.HasTrees()) {
+    absl::StrAppendFormat(&out, "<p class=\"note\">Top-Down: not available — %s</p>\n",
+                          HtmlEscape(analysis.unavailable));
+  } else {
+    absl::StrAppendFormat(&out, "<p>Top-Down definitions: <b>%s</b>. Bars are shares of pipeline slots; "
+                          "hover a node for what it means.</p>\n<p class=\"legend\">", HtmlEscape(analysis.uarch));
+    for (const Category& c : kLevelOne) {
+      absl::StrAppendFormat(&out, "<span class=\"%s\"></span>%s", c.css, c.label);
+    }
+    out += "</p>\n";
+  }
+  for (size_t i = 0; i < data.regions.size(); ++i) {
+    const TopDownResult* result =
+        analysis.HasTrees() && i < analysis.regions.size() ? &analysis.regions[i] : nullptr;
+    AppendRegion(data, i, result, &out);
+  }
+  for (const Diagnostic& d : data.diagnostics) {
+    if (d.severity != Severity::kNotice) {
+      absl::StrAppendFormat(&out, "<p class=\"note\">%s: %s</p>\n", SeverityName(d.severity),
+                            HtmlEscape(d.message));
+    }
+  }
+  absl::StrAppendFormat(&out, "<script>%s</script>\n</body></html>\n", kSelfTest);
+  return out;
+}
+
+}  // namespace td

@@ -1,0 +1,23 @@
+// A self-contained HTML report (no network, no external files): per-region
+// stacked Level-1 bars, a collapsible tree with the flagged path highlighted,
+// explanations as tooltips, per-thread tables, diagnoses and measurement notes.
+#ifndef TD_RUNTIME_REPORT_HTML_REPORT_H_
+#define TD_RUNTIME_REPORT_HTML_REPORT_H_
+
+#include <string>
+
+#include "runtime/analysis/run_analysis.h"
+#include "runtime/report/run_data.h"
+
+namespace td {
+
+// Opened with "#selftest" in its URL, the page measures its own bars and
+// writes {"bars": [{"expected": px, "actual": px}, …]} into <pre id="selftest">,
+// so a headless browser can check the layout.
+std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis);
+
+std::string HtmlEscape(const std::string& text);
+
+}  // namespace td
+
+#endif  // TD_RUNTIME_REPORT_HTML_REPORT_H_

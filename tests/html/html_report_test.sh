@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Renders td's HTML report in headless Chromium and checks it as a person
+# would see it: the flagged path is present and highlighted, and every bar
+# segment's width matches its share of the bar within 1 px. A screenshot is
+# kept among the test artefacts.
+# Usage: html_report_test.sh TD_TOOL RECORDING ARTEFACT_DIR
+set -euo pipefail
+tool=$1
+recording=$2
+artefacts=$3
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$browser" ]; then
+  echo "chromium is not installed (scripts/install-deps.sh installs it)" >&2
+  exit 1
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$artefacts"
+"$tool" report "$recording" --html "$work/report.html"
+grep -q 'https\?://' "$work/report.html" && { echo "the report refers to the network" >&2; exit 1; }
+
+chrome() { timeout 120 "$browser" --headless=new --no-sandbox --disable-gpu --no-first-run \
+  --user-data-dir="$work/profile" "$@" 2>/dev/null; }
+chrome --dump-dom "file://$work/report.html#selftest" > "$work/dom.html"
+chrome --window-size=1200,1400 --screenshot="$artefacts/td_report.png" "file://$work/report.html"
+test -s "$artefacts/td_report.png"
+
+python3 - "$work/dom.html" <<'PY'
+import json, re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+selftest = re.search(r'<pre id="selftest">(.*?)</pre>', dom, re.S)
+assert selftest, "the page did not run its self-test"
+bars = json.loads(selftest.group(1).replace("&quot;", '"'))["bars"]
+assert len(bars) == 8, f"expected 8 bar segments (4 per region), got {len(bars)}"
+for b in bars:
+    assert abs(b["expected"] - b["actual"]) <= 1, f"segment {b} is off by more than 1 px"
+# The flagged path: highlighted (critical), flagged, and open.
+for node in ("Backend_Bound", "Backend_Bound.Memory_Bound", "Backend_Bound.Memory_Bound.DRAM_Bound"):
+    pattern = r'<details class="node flagged critical" data-node="%s" open="">' % re.escape(node)
+    assert re.search(pattern, dom), f"{node} is not shown as the flagged path"
+assert 'data-node="Backend_Bound.Memory_Bound.Store_Bound"' in dom
+assert not re.search(r'class="node[^"]*critical[^"]*" data-node="Backend_Bound.Memory_Bound.Store_Bound"', dom)
+print(f"html report: {len(bars)} bar segments within 1 px, flagged path highlighted")
+PY
+echo "screenshot: $artefacts/td_report.png"
