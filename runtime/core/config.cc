@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 
 namespace td {
@@ -45,6 +46,18 @@ Config ReadConfig(const EnvLookup& env, std::vector<std::string>* errors) {
   ReadBool(env, "TD_DISABLE", &config.disabled, errors);
   ReadBool(env, "TD_JSON", &config.write_json, errors);
   ReadBool(env, "TD_QUIET", &config.quiet, errors);
+  ReadBool(env, "TD_TRACE", &config.trace, errors);
+  if (const char* raw = env("TD_TRACE_EVENTS")) {
+    size_t events = 0;
+    if (absl::SimpleAtoi(raw, &events) && events >= 16 && events <= (size_t{1} << 26)) {
+      config.trace_events = events;
+    } else {
+      errors->push_back(absl::StrFormat(
+          "TD_TRACE_EVENTS=\"%s\" is not understood; accepted: a number of events per thread "
+          "from 16 to 67108864; using %d",
+          raw, config.trace_events));
+    }
+  }
   if (const char* out = env("TD_OUTPUT")) config.text_output = out;
   if (const char* dir = env("TD_OUTPUT_DIR")) {
     if (*dir == '\0') {

@@ -18,6 +18,8 @@ struct Config {
   BackendChoice backend = BackendChoice::kPerfEvent;  // TD_BACKEND
   std::string replay_file;        // TD_BACKEND=replay:FILE
   bool quiet = false;             // TD_QUIET: no notices on stderr (errors still print)
+  bool trace = false;             // TD_TRACE: record a timeline of begin/end events
+  size_t trace_events = 16384;    // TD_TRACE_EVENTS: ring capacity per thread
 };
 
 // Looks up one variable; returns nullptr when unset. Injected in tests.

@@ -22,6 +22,7 @@
 #include "runtime/report/json_report.h"
 #include "runtime/report/output_files.h"
 #include "runtime/report/text_report.h"
+#include "runtime/report/trace_export.h"
 
 #ifndef TD_VERSION_STRING
 #define TD_VERSION_STRING "0.0.0"
@@ -165,6 +166,7 @@ ThreadState* Runtime::AttachThisThread() {
   }
   threads_.push_back(std::make_unique<ThreadState>(index, tid, std::move(counters),
                                                    backend_->layout().words, error, &regions_));
+  if (config_.trace) threads_.back()->EnableTrace(config_.trace_events);
   t_thread_state = threads_.back().get();
   pthread_setspecific(g_exit_key, t_thread_state);
   return t_thread_state;
@@ -239,14 +241,39 @@ void Runtime::Finalize() {
   }
   if (!was_running) return;  // never started, disabled, or already finalized
   RunData data;
+  std::vector<ThreadTrace> traces;
   {
     std::lock_guard<std::mutex> lock(threads_mu_);
     for (auto& thread : threads_) {
       if (!thread->retired()) thread->CloseOpenRegions("finalize");
+      if (!config_.trace) continue;
+      traces.push_back({thread->index(), thread->tid(), thread->TraceEvents(), thread->trace_dropped()});
+      if (thread->trace_dropped() != 0) {
+        Report(Severity::kWarning,
+               absl::StrFormat("TD_TRACE: thread %d overwrote its %d oldest events (ring of %d); "
+                               "the trace keeps the most recent ones, raise TD_TRACE_EVENTS for more",
+                               thread->index(), thread->trace_dropped(), config_.trace_events));
+      }
     }
     data = Collect();
   }
+  if (config_.trace) WriteTrace(data, traces);
   WriteReports(data);
+}
+
+void Runtime::WriteTrace(const RunData& data, const std::vector<ThreadTrace>& traces) {
+  std::string name = JsonFileName(data.program.name, static_cast<long>(data.program.pid));
+  name.replace(name.size() - 5, 5, ".trace.json");
+  const std::string path = config_.json_dir + "/" + name;
+  const std::string body =
+      TraceToChromeJson(traces, regions_.AllNames(), data.layout, data.program.pid, data.program.name)
+          .dump() + "\n";
+  const absl::Status written = WriteFileAtomically(path, body);
+  if (!written.ok()) {
+    std::fprintf(stderr, "td: error: trace: %s\n", std::string(written.message()).c_str());
+  } else if (!config_.quiet) {
+    std::fprintf(stderr, "td: wrote %s (open in Perfetto or chrome://tracing)\n", path.c_str());
+  }
 }
 
 RunData Runtime::Collect() {

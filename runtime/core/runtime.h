@@ -13,6 +13,7 @@
 #include "runtime/regions/region_registry.h"
 #include "runtime/regions/thread_state.h"
 #include "runtime/report/run_data.h"
+#include "runtime/report/trace_export.h"
 
 namespace td {
 
@@ -54,6 +55,7 @@ class Runtime {
   RunData Collect();  // with threads_mu_ held
   void WriteReports(const RunData& data);
   void WriteTextReport(const RunData& data);
+  void WriteTrace(const RunData& data, const std::vector<ThreadTrace>& traces);
   bool StartReplay();
 
   std::mutex start_mu_;

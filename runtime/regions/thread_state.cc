@@ -99,6 +99,36 @@ void ThreadState::Begin(uint32_t region, const td_site* site) {
   frame.site = site;
   frame.start_ns = MonotonicNs();
   ReadCounters(FrameStart(depth));
+  if (__builtin_expect(!trace_.empty(), 0)) Trace(region, true, frame.start_ns, FrameStart(depth));
+}
+
+void ThreadState::EnableTrace(size_t capacity) {
+  trace_.assign(capacity, TraceSlot{0, 0, false});
+  trace_counters_.assign(capacity * words_, 0);
+  trace_next_ = 0;
+  trace_recorded_ = 0;
+  trace_dropped_ = 0;
+}
+
+void ThreadState::Trace(uint32_t region, bool begin, int64_t time_ns, const uint64_t* snapshot) {
+  if (trace_recorded_ >= trace_.size()) ++trace_dropped_;  // overwriting the oldest
+  trace_[trace_next_] = TraceSlot{time_ns, region, begin};
+  std::copy(snapshot, snapshot + words_, trace_counters_.begin() + trace_next_ * words_);
+  trace_next_ = trace_next_ + 1 == trace_.size() ? 0 : trace_next_ + 1;
+  ++trace_recorded_;
+}
+
+std::vector<TraceEvent> ThreadState::TraceEvents() const {
+  std::vector<TraceEvent> events;
+  if (trace_.empty()) return events;
+  const size_t kept = std::min<uint64_t>(trace_recorded_, trace_.size());
+  const size_t first = trace_recorded_ > trace_.size() ? trace_next_ : 0;
+  for (size_t i = 0; i < kept; ++i) {
+    const size_t slot = (first + i) % trace_.size();
+    const TraceSlot& t = trace_[slot];
+    events.push_back({t.time_ns, t.region, t.begin, trace_counters_.data() + slot * words_});
+  }
+  return events;
 }
 
 // Snapshots are a handful of words: GCC's vectorised loop spends more on its
@@ -110,6 +140,7 @@ __attribute__((optimize("no-tree-vectorize")))
 void ThreadState::CloseTop(int64_t now, const uint64_t* __restrict end) {
   const size_t d = --depth_;
   const Frame& frame = frames_[d];
+  if (__builtin_expect(!trace_.empty(), 0)) Trace(frame.region, false, now, end);
   NodeStats& stats = nodes_[frame.node];
   const int64_t wall = now - frame.start_ns;
   stats.wall_inclusive_ns += wall & static_cast<int64_t>(frame.keep_inclusive);
@@ -211,7 +242,9 @@ void ThreadState::RestartAfterFork(std::unique_ptr<ThreadCounters> counters, siz
   counters_ = std::move(counters);
   counters_error_ = std::move(counters_error);
   read_failures_ = 0;
+  const size_t trace_capacity = trace_.size();
   ResetStorage(counters_ ? words : 0);
+  if (trace_capacity != 0) EnableTrace(trace_capacity);  // the child's own timeline
   std::fill(open_count_.begin(), open_count_.end(), 0);
   depth_ = 0;
   for (const Frame& frame : open) Begin(frame.region, frame.site);

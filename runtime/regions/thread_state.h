@@ -44,6 +44,15 @@ struct NodeStats {
   int64_t wall_exclusive_ns = 0;
 };
 
+// One begin or end on the timeline (TD_TRACE). Its counter snapshot lives in
+// the thread's flat buffer, `words` values per event.
+struct TraceEvent {
+  int64_t time_ns = 0;  // CLOCK_MONOTONIC
+  uint32_t region = 0;
+  bool begin = false;
+  const uint64_t* counters = nullptr;
+};
+
 class ThreadState {
  public:
   // `counters` may be null (not measured on this thread); `counters_error`
@@ -70,6 +79,12 @@ class ThreadState {
   // from now on, and count with fresh counters.
   void RestartAfterFork(std::unique_ptr<ThreadCounters> counters, size_t words,
                         std::string counters_error);
+
+  // Keeps the last `capacity` begin/end events (allocated here, once).
+  void EnableTrace(size_t capacity);
+  // Oldest first.
+  std::vector<TraceEvent> TraceEvents() const;
+  uint64_t trace_dropped() const { return trace_dropped_; }
 
   RegionRegistry& registry() { return *registry_; }
   uint32_t index() const { return index_; }
@@ -112,6 +127,7 @@ class ThreadState {
   void ReadCounters(uint64_t* snapshot);
   void CloseTop(int64_t now, const uint64_t* end_snapshot);
   void WarnOnce(const td_site* site, const std::string& message);
+  void Trace(uint32_t region, bool begin, int64_t time_ns, const uint64_t* snapshot);
   void ResetStorage(size_t words);
 
   uint32_t index_;
@@ -131,6 +147,16 @@ class ThreadState {
   std::vector<uint32_t> open_count_;   // per region id: activations open now
   std::vector<uint64_t> scratch_;      // END's snapshot
   absl::flat_hash_map<std::pair<uint32_t, long long>, uint32_t> parameter_regions_;
+  struct TraceSlot {
+    int64_t time_ns;
+    uint32_t region;
+    bool begin;
+  };
+  std::vector<TraceSlot> trace_;            // ring; empty when not tracing
+  std::vector<uint64_t> trace_counters_;    // words_ per slot
+  size_t trace_next_ = 0;
+  uint64_t trace_recorded_ = 0;
+  uint64_t trace_dropped_ = 0;
 };
 
 }  // namespace td

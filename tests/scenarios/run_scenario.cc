@@ -32,9 +32,9 @@ ScenarioRun RunScenario(const std::string& program, const std::string& scenario,
   run.err = ReadFile(run.dir + "/stderr.txt");
   for (const auto& entry : std::filesystem::directory_iterator(run.dir)) {
     const std::string name = entry.path().filename().string();
-    if (name.rfind("td-", 0) == 0 && entry.path().extension() == ".json") {
-      run.reports.push_back(nlohmann::json::parse(ReadFile(entry.path().string())));
-    }
+    if (name.rfind("td-", 0) != 0 || entry.path().extension() != ".json") continue;
+    const bool trace = name.size() > 11 && name.compare(name.size() - 11, 11, ".trace.json") == 0;
+    (trace ? run.traces : run.reports).push_back(nlohmann::json::parse(ReadFile(entry.path().string())));
   }
   return run;
 }

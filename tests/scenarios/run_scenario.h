@@ -14,7 +14,8 @@ struct ScenarioRun {
   std::string dir;     // working directory and TD_OUTPUT_DIR of the run
   std::string out;     // stdout
   std::string err;     // stderr
-  std::vector<nlohmann::json> reports;  // every td-*.json in dir
+  std::vector<nlohmann::json> reports;  // every td-*.json in dir (not traces)
+  std::vector<nlohmann::json> traces;   // every td-*.trace.json
 };
 
 // `env` holds extra NAME=VALUE settings. TD_OUTPUT_DIR defaults to the run's

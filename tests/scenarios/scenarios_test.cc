@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -279,6 +280,49 @@ TEST(Scenario, ParameterisedRegionsGiveOneRowPerValue) {
   EXPECT_EQ(Region(report, "scoped[-2]").at("parameter"), -2);
   EXPECT_TRUE(FindRegion(report, "block") == nullptr) << "no row for the bare name";
   EXPECT_NE(run.err.find("block[32]"), std::string::npos) << "text report row per value";
+}
+
+TEST(Scenario, TraceExportsBalancedBeginEndPerThread) {
+  const ScenarioRun run = RunApp("pthreads", {"TD_TRACE=1"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_EQ(run.traces.size(), 1u) << run.err;
+  std::map<int64_t, std::vector<const nlohmann::json*>> by_thread;
+  for (const auto& e : run.traces[0].at("traceEvents")) {
+    if (e.at("ph") != "M") by_thread[e.at("tid").get<int64_t>()].push_back(&e);
+  }
+  ASSERT_EQ(by_thread.size(), 8u);
+  for (const auto& [tid, events] : by_thread) {
+    ASSERT_EQ(events.size(), 200u) << "100 begins and 100 ends on thread " << tid;
+    double last_ts = -1;
+    uint64_t last_clock = 0;
+    for (size_t i = 0; i < events.size(); ++i) {
+      const auto& e = *events[i];
+      EXPECT_EQ(e.at("name"), "work");
+      EXPECT_EQ(e.at("ph"), i % 2 == 0 ? "B" : "E");
+      EXPECT_GE(e.at("ts").get<double>(), last_ts);
+      const uint64_t clock = e.at("args").at("task-clock").get<uint64_t>();
+      EXPECT_GE(clock, last_clock) << "counters are cumulative";
+      last_ts = e.at("ts").get<double>();
+      last_clock = clock;
+    }
+  }
+  EXPECT_EQ(run.traces[0].at("otherData").at("dropped_events_per_thread").at("0"), 0);
+}
+
+TEST(Scenario, TraceRingKeepsTheNewestAndReportsWhatItDropped) {
+  const ScenarioRun run = RunApp("pthreads", {"TD_TRACE=1", "TD_TRACE_EVENTS=16"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_EQ(run.traces.size(), 1u);
+  EXPECT_EQ(run.traces[0].at("otherData").at("dropped_events_per_thread").at("3"), 184);
+  EXPECT_NE(run.err.find("overwrote its 184 oldest events (ring of 16)"), std::string::npos) << run.err;
+  bool in_json = false;
+  for (const auto& d : OnlyReport(run).at("diagnostics")) {
+    in_json |= d.at("message").get<std::string>().find("TD_TRACE: thread") != std::string::npos;
+  }
+  EXPECT_TRUE(in_json);
+  const ScenarioRun bad = RunApp("nested", {"TD_TRACE=1", "TD_TRACE_EVENTS=lots"});
+  EXPECT_NE(bad.err.find("TD_TRACE_EVENTS=\"lots\" is not understood"), std::string::npos) << bad.err;
+  EXPECT_EQ(bad.traces.size(), 1u) << "default capacity used";
 }
 
 TEST(Scenario, UnwritableOutputDirectoryFallsBackAndSaysWhere) {

@@ -160,6 +160,23 @@ TEST_F(ThreadStateTest, CloseOpenRegionsMarksThemUnterminated) {
   EXPECT_EQ(Find(data, "a").threads[0].events[0].inclusive, 20u);
 }
 
+TEST_F(ThreadStateTest, TraceStaysBalancedWhenAnOuterEndClosesInnerRegions) {
+  state_->EnableTrace(8);
+  Begin("outer", 0);
+  Begin("forgotten", 10);
+  End("outer", 50);
+  const auto events = state_->TraceEvents();
+  ASSERT_EQ(events.size(), 4u);
+  const uint32_t outer = registry_.IdForName("outer");
+  const uint32_t forgotten = registry_.IdForName("forgotten");
+  EXPECT_TRUE(events[0].begin && events[0].region == outer);
+  EXPECT_TRUE(events[1].begin && events[1].region == forgotten);
+  EXPECT_TRUE(!events[2].begin && events[2].region == forgotten);
+  EXPECT_TRUE(!events[3].begin && events[3].region == outer);
+  EXPECT_EQ(events[3].counters[3], 50u) << "the counter value at that moment";
+  EXPECT_EQ(state_->trace_dropped(), 0u);
+}
+
 TEST_F(ThreadStateTest, DeepNestingGrowsTheStack) {
   for (int i = 0; i < 100; ++i) Begin(("level" + std::to_string(i)).c_str(), i);
   for (int i = 99; i >= 0; --i) End(("level" + std::to_string(i)).c_str(), 200 - i);
