@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "runtime/report/csv_field.h"
+#include "runtime/report/html_report.h"
 
 namespace td {
 namespace {
@@ -24,7 +25,7 @@ std::string Cell(const TreeNode* n) {
 
 }  // namespace
 
-std::string FormatComparison(const std::vector<CompareColumn>& columns, bool csv) {
+std::string FormatComparison(const std::vector<CompareColumn>& columns, CompareFormat format) {
   std::vector<Row> rows;
   Row speedup{"Speedup", {}};
   Row ipc{"IPC", {}};
@@ -60,7 +61,32 @@ std::string FormatComparison(const std::vector<CompareColumn>& columns, bool csv
   }
 
   std::string out;
-  if (csv) {
+  if (format == CompareFormat::kHtml) {
+    out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>td compare</title>"
+          "<style>body{font-family:system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse}"
+          "td,th{border-bottom:1px solid #ddd;padding:.2em .8em;text-align:right}"
+          "td:first-child,th:first-child{text-align:left}.flagged{color:#b00;font-weight:600}</style>"
+          "</head><body><h1>td compare</h1>\n<table>\n<tr><th></th>";
+    for (const CompareColumn& c : columns) out += "<th>" + HtmlEscape(c.label) + "</th>";
+    out += "</tr>\n";
+    for (const Row& r : rows) {
+      const size_t indent = r.name.find_first_not_of(' ');
+      absl::StrAppendFormat(&out, "<tr><td style=\"padding-left:%.1fem\">%s</td>", 0.8 + indent * 0.6,
+                            HtmlEscape(r.name.substr(indent)));
+      for (const auto& cell : r.cells) {
+        const bool flagged = !cell.empty() && cell.back() == '!';
+        absl::StrAppendFormat(&out, "<td%s>%s</td>", flagged ? " class=\"flagged\"" : "",
+                              HtmlEscape(cell));
+      }
+      out += "</tr>\n";
+    }
+    out += "</table>\n";
+    if (shape == nullptr) {
+      out += "<p>No Top-Down tree: these runs hold no hardware counts; only the speedup is measured.</p>\n";
+    }
+    return out + "</body></html>\n";
+  }
+  if (format == CompareFormat::kCsv) {
     std::vector<std::string> header = {"row"};
     for (const CompareColumn& c : columns) header.push_back(CsvField(c.label));
     out += absl::StrJoin(header, ",") + "\n";

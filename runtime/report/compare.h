@@ -19,7 +19,8 @@ struct CompareColumn {
 
 // Rows: Speedup, IPC, every Level 1 and 2 node, and deeper nodes flagged in
 // some column. Not measured is "—" (never 0).
-std::string FormatComparison(const std::vector<CompareColumn>& columns, bool csv);
+enum class CompareFormat { kText, kCsv, kHtml };
+std::string FormatComparison(const std::vector<CompareColumn>& columns, CompareFormat format);
 
 }  // namespace td
 

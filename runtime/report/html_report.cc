@@ -1,5 +1,10 @@
 #include "runtime/report/html_report.h"
 
+#include <algorithm>
+#include <optional>
+#include <utility>
+#include <vector>
+
 #include "absl/strings/str_format.h"
 #include "runtime/report/explanations.h"
 #include "runtime/report/text_report.h"
@@ -130,9 +135,76 @@ void AppendRegion(const RunData& data, size_t index, const TopDownResult* result
   }
 }
 
+// One value per region for the sweep plot, or nullopt.
+std::optional<double> PlotValue(const RunData& data, const RunAnalysis& analysis, size_t index,
+                                const std::string& metric) {
+  if (metric == "wall_per_call") {
+    const RegionTotals t = Totals(data.regions[index], 0);
+    return t.calls == 0 ? std::nullopt
+                        : std::optional<double>(static_cast<double>(t.wall_inclusive_ns) / 1e3 /
+                                                static_cast<double>(t.calls));
+  }
+  if (!analysis.HasTrees() || index >= analysis.regions.size()) return std::nullopt;
+  const TopDownResult& r = analysis.regions[index];
+  if (const TreeNode* n = r.Find(metric)) return n->value;
+  for (const TreeNode& n : r.tree) {
+    if (n.ShortName() == metric) return n.value;
+  }
+  return r.MetricValue(metric);
+}
+
+// An inline SVG line plot of `metric` against the parameter, per sweep.
+void AppendSweeps(const RunData& data, const RunAnalysis& analysis, const std::string& metric,
+                  std::string* out) {
+  // A sweep: the regions at one path that differ only in their parameter.
+  auto base_of = [](const Region& r) { return r.path.substr(0, r.path.rfind('[')); };
+  std::vector<std::string> bases;
+  for (const Region& r : data.regions) {
+    if (r.parameter && std::find(bases.begin(), bases.end(), base_of(r)) == bases.end()) {
+      bases.push_back(base_of(r));
+    }
+  }
+  for (const std::string& base : bases) {
+    std::vector<std::pair<long long, double>> points;
+    for (size_t i = 0; i < data.regions.size(); ++i) {
+      const Region& r = data.regions[i];
+      if (!r.parameter || base_of(r) != base) continue;
+      if (auto v = PlotValue(data, analysis, i, metric)) points.emplace_back(*r.parameter, *v);
+    }
+    if (points.size() < 2) continue;
+    std::sort(points.begin(), points.end());
+    double x0 = points.front().first, x1 = points.back().first, y1 = 0;
+    for (const auto& p : points) y1 = std::max(y1, p.second);
+    if (x1 == x0) x1 = x0 + 1;
+    if (y1 <= 0) y1 = 1;
+    constexpr double kW = 520, kH = 220, kLeft = 60, kBottom = 30;
+    const std::string unit = metric == "wall_per_call" ? "µs per call" : metric;
+    absl::StrAppendFormat(out, "<h2>Sweep: %s</h2>\n<svg class=\"sweep\" data-base=\"%s\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"%s against the parameter\">\n",
+                          HtmlEscape(base), HtmlEscape(base), static_cast<int>(kLeft + kW + 20),
+                          static_cast<int>(kH + kBottom + 20), HtmlEscape(unit));
+    absl::StrAppendFormat(out, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#999\"/>"
+                          "<line x1=\"%g\" y1=\"10\" x2=\"%g\" y2=\"%g\" stroke=\"#999\"/>\n",
+                          kLeft, kH + 10, kLeft + kW, kH + 10, kLeft, kLeft, kH + 10);
+    absl::StrAppendFormat(out, "<text x=\"%g\" y=\"%g\" font-size=\"11\">%g</text><text x=\"%g\" y=\"%g\" font-size=\"11\" text-anchor=\"end\">%g</text>"
+                          "<text x=\"4\" y=\"16\" font-size=\"11\">%.3g</text><text x=\"4\" y=\"%g\" font-size=\"11\">%s</text>\n",
+                          kLeft, kH + 26, x0, kLeft + kW, kH + 26, x1, y1, kH / 2, HtmlEscape(unit));
+    std::string polyline;
+    std::string dots;
+    for (const auto& [x, y] : points) {
+      const double px = kLeft + (static_cast<double>(x) - x0) / (x1 - x0) * kW;
+      const double py = 10 + kH - y / y1 * kH;
+      absl::StrAppendFormat(&polyline, "%.1f,%.1f ", px, py);
+      absl::StrAppendFormat(&dots, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" data-x=\"%d\" data-y=\"%.6g\"><title>%s[%d]: %.4g %s</title></circle>",
+                            px, py, x, y, HtmlEscape(base), x, y, HtmlEscape(unit));
+    }
+    absl::StrAppendFormat(out, "<polyline fill=\"none\" stroke=\"#3a6fb0\" points=\"%s\"/>%s\n</svg>\n", polyline, dots);
+  }
+}
+
 }  // namespace
 
-std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis) {
+std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis,
+                             const std::string& plot_metric) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
   absl::StrAppendFormat(&out, "<title>td report: %s</title>\n<style>%s</style></head><body>\n",
                         HtmlEscape(data.program.name), kStyle);
@@ -163,6 +235,7 @@ std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis) {
         analysis.HasTrees() && i < analysis.regions.size() ? &analysis.regions[i] : nullptr;
     AppendRegion(data, i, result, &out);
   }
+  AppendSweeps(data, analysis, plot_metric, &out);
   for (const Diagnostic& d : data.diagnostics) {
     if (d.severity != Severity::kNotice) {
       absl::StrAppendFormat(&out, "<p class=\"note\">%s: %s</p>\n", SeverityName(d.severity),

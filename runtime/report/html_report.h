@@ -14,7 +14,10 @@ namespace td {
 // Opened with "#selftest" in its URL, the page measures its own bars and
 // writes {"bars": [{"expected": px, "actual": px}, …]} into <pre id="selftest">,
 // so a headless browser can check the layout.
-std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis);
+// `plot_metric` picks what sweeps (parameterised regions) are plotted against
+// their parameter: "wall_per_call" (default), or a node or metric name.
+std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis,
+                             const std::string& plot_metric = "wall_per_call");
 
 std::string HtmlEscape(const std::string& text);
 

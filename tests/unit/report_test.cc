@@ -9,7 +9,9 @@
 #include "runtime/counters/perf_event_backend.h"
 #include "runtime/machine/machine_info.h"
 #include "runtime/report/csv_report.h"
+#include "absl/strings/str_cat.h"
 #include "runtime/report/explanations.h"
+#include "runtime/report/html_report.h"
 #include "runtime/report/json_report.h"
 #include "runtime/uarch/definitions.h"
 #include "runtime/report/output_files.h"
@@ -129,6 +131,37 @@ TEST(CsvReport, RowsPerRegionAndNotMeasuredIsEmpty) {
   const std::string unmeasured = FormatCsvReport(data, nullptr);
   EXPECT_NE(unmeasured.find("outer,count,task-clock,,0,0\n"), std::string::npos) << unmeasured;
   EXPECT_NE(unmeasured.find("outer,scaled,task-clock,,0,0\n"), std::string::npos);
+}
+
+TEST(HtmlReport, SweepIsPlottedAgainstItsParameter) {
+  RunData data = TwoThreadRun();
+  data.regions.clear();
+  for (long long block : {48, 16, 32}) {  // any order: the plot sorts by parameter
+    Region r;
+    r.name = absl::StrCat("block[", block, "]");
+    r.path = r.name;
+    r.base_name = "block";
+    r.parameter = block;
+    RegionOnThread t{0, 2, 0, 0, 0, block * 1000, block * 1000, {}, {}};
+    r.threads.push_back(t);
+    data.regions.push_back(r);
+  }
+  RunAnalysis analysis;
+  analysis.unavailable = "no hardware counters";
+  const std::string html = FormatHtmlReport(data, analysis);
+  EXPECT_NE(html.find("<svg class=\"sweep\" data-base=\"block\""), std::string::npos) << html;
+  // wall per call: 16 µs × 1000 / 2 calls / 1000 = 8 µs, 16 µs, 24 µs, in parameter order.
+  const size_t p16 = html.find("data-x=\"16\" data-y=\"8\"");
+  const size_t p32 = html.find("data-x=\"32\" data-y=\"16\"");
+  const size_t p48 = html.find("data-x=\"48\" data-y=\"24\"");
+  ASSERT_NE(p16, std::string::npos) << html;
+  ASSERT_NE(p32, std::string::npos);
+  ASSERT_NE(p48, std::string::npos);
+  EXPECT_LT(p16, p32);
+  EXPECT_LT(p32, p48);
+  EXPECT_NE(html.find("Top-Down: not available — no hardware counters"), std::string::npos);
+  EXPECT_EQ(html.find("http"), std::string::npos) << "self-contained";
+  EXPECT_EQ(HtmlEscape("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
 }
 
 TEST(TextReport, Formatting) {

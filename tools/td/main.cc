@@ -43,12 +43,12 @@ int Usage() {
       "  import-perf --uarch KEY FILE     Top-Down values from `perf stat -x,` output\n"
       "  uarchs                           microarchitecture keys td has definitions for\n"
       "  explain [NODE]                   what a node or diagnosis means and what to try\n"
-      "  compare A.json B.json … [--region PATH] [--csv]\n"
-      "  compare RUN.json --regions r1,r2,… [--csv]\n"
+      "  compare A.json B.json … [--region PATH] [--csv | --html OUT.html]\n"
+      "  compare RUN.json --regions r1,r2,… [--csv | --html OUT.html]\n"
       "                                   side by side: Speedup, IPC and the Top-Down nodes\n"
       "  calibrate [--refresh]            measure (once per machine) the memory bandwidth peak\n"
       "  report RUN.json [--uarch KEY] [--json | --csv | --html OUT.html] [--explain] [--level N]\n"
-      "                  [--region NAME]\n"
+      "                  [--region NAME] [--plot METRIC]  (sweeps in the HTML: wall_per_call or a node)\n"
       "                  [--threads] [--no-color]\n"
       "                                   report of a recorded td run with its Top-Down trees\n"
       "                                   (the CPU comes from the recording, or TD_UARCH)\n",
@@ -105,9 +105,12 @@ int Compare(const std::vector<std::string>& args) {
   std::string region_path;
   std::vector<std::string> regions;
   bool csv = false;
+  std::string html_path;
   for (size_t i = 1; i < args.size(); ++i) {
     if (args[i] == "--csv") {
       csv = true;
+    } else if (args[i] == "--html" && i + 1 < args.size()) {
+      html_path = args[++i];
     } else if (args[i] == "--region" && i + 1 < args.size()) {
       region_path = args[++i];
     } else if (args[i] == "--regions" && i + 1 < args.size()) {
@@ -166,7 +169,15 @@ int Compare(const std::vector<std::string>& args) {
       add(f, r, files[f].substr(files[f].rfind('/') + 1));
     }
   }
-  std::fputs(td::FormatComparison(columns, csv).c_str(), stdout);
+  if (!html_path.empty()) {
+    const absl::Status written =
+        td::WriteFileAtomically(html_path, td::FormatComparison(columns, td::CompareFormat::kHtml));
+    if (!written.ok()) return Fail(std::string(written.message()));
+    std::fprintf(stderr, "td: wrote %s\n", html_path.c_str());
+    return 0;
+  }
+  std::fputs(td::FormatComparison(columns, csv ? td::CompareFormat::kCsv : td::CompareFormat::kText).c_str(),
+             stdout);
   return 0;
 }
 
@@ -207,6 +218,7 @@ int main(int argc, char** argv) {
     bool as_json = false;
     bool as_csv = false;
     std::string html_path;
+    std::string plot = "wall_per_call";
     bool explain = false;
     bool no_color = false;
     td::TextReportOptions options;
@@ -218,6 +230,8 @@ int main(int argc, char** argv) {
         as_csv = true;
       } else if (args[i] == "--html" && i + 1 < args.size()) {
         html_path = args[++i];
+      } else if (args[i] == "--plot" && i + 1 < args.size()) {
+        plot = args[++i];
       } else if (args[i] == "--explain") {
         explain = true;
       } else if (args[i] == "--threads") {
@@ -245,7 +259,7 @@ int main(int argc, char** argv) {
     const td::RunAnalysis analysis =
         td::AnalyzeRun(*run, *library, uarch, td::CachedPeakGbps(run->machine));
     if (!html_path.empty()) {
-      const absl::Status written = td::WriteFileAtomically(html_path, td::FormatHtmlReport(*run, analysis));
+      const absl::Status written = td::WriteFileAtomically(html_path, td::FormatHtmlReport(*run, analysis, plot));
       if (!written.ok()) return Fail(std::string(written.message()));
       std::fprintf(stderr, "td: wrote %s\n", html_path.c_str());
     } else if (as_json) {
