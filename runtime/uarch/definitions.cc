@@ -213,6 +213,7 @@ absl::StatusOr<MetricSet> DefinitionLibrary::ForUarchUnchecked(const std::string
       }
       if (!everywhere) {
         if (!uarchs[uarch].is_object()) return FileError(file.name, "uarchs." + uarch + " must be an object");
+        set.libpfm_pmu = uarchs[uarch].value("libpfm_pmu", set.libpfm_pmu);
         if (auto s = AddConstants(uarchs[uarch].value("constants", json::object()), file.name, &set);
             !s.ok()) {
           return s;

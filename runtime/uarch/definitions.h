@@ -46,6 +46,7 @@ struct EventDefinition {
 // Everything needed to evaluate one microarchitecture.
 struct MetricSet {
   std::string uarch;
+  std::string libpfm_pmu;  // libpfm4's name for this core PMU, when it has one
   std::vector<std::string> families;
   absl::flat_hash_map<std::string, double> constants;
   std::vector<FormulaDefinition> nodes;        // file order, generic first

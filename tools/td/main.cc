@@ -24,6 +24,8 @@
 #include "runtime/machine/bandwidth_calibration.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/str_format.h"
+#include "runtime/counters/event_encoder.h"
 #include "runtime/report/compare.h"
 #include "runtime/report/csv_report.h"
 #include "runtime/report/explanations.h"
@@ -43,6 +45,8 @@ int Usage() {
       "  import-perf --uarch KEY FILE     Top-Down values from `perf stat -x,` output\n"
       "  uarchs                           microarchitecture keys td has definitions for\n"
       "  explain [NODE]                   what a node or diagnosis means and what to try\n"
+      "  events list [--pmu NAME]         events libpfm4 knows for a PMU (present or not)\n"
+      "  events encode EVENT [--pmu NAME] the perf_event_attr td would program, as JSON\n"
       "  compare A.json B.json … [--region PATH] [--csv | --html OUT.html]\n"
       "  compare RUN.json --regions r1,r2,… [--csv | --html OUT.html]\n"
       "                                   side by side: Speedup, IPC and the Top-Down nodes\n"
@@ -284,6 +288,38 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (command == "compare" && args.size() >= 2) return Compare(args);
+  if (command == "events" && args.size() >= 2) {
+    std::string pmu;
+    std::vector<std::string> rest;
+    for (size_t i = 2; i < args.size(); ++i) {
+      if (args[i] == "--pmu" && i + 1 < args.size()) {
+        pmu = args[++i];
+      } else {
+        rest.push_back(args[i]);
+      }
+    }
+    auto library = td::DefinitionLibrary::Load();
+    if (!library.ok()) return Fail(std::string(library.status().message()));
+    if (args[1] == "list" && rest.empty()) {
+      auto names = td::ListEvents(pmu, *library);
+      if (!names.ok()) return Fail(std::string(names.status().message()));
+      for (const auto& n : *names) std::printf("%s\n", n.c_str());
+      return 0;
+    }
+    if (args[1] == "encode" && rest.size() == 1) {
+      auto e = td::EncodeEvent(rest[0], pmu, *library);
+      if (!e.ok()) return Fail(std::string(e.status().message()));
+      const nlohmann::json out = {{"pmu", e->pmu},
+                                  {"type", e->type},
+                                  {"config", absl::StrFormat("0x%x", e->config)},
+                                  {"config1", absl::StrFormat("0x%x", e->config1)},
+                                  {"source", e->source},
+                                  {"name", e->name}};
+      std::printf("%s\n", out.dump().c_str());
+      return 0;
+    }
+    return Usage();
+  }
   if (command == "calibrate" && (args.size() == 1 || (args.size() == 2 && args[1] == "--refresh"))) {
     const std::string path = td::CalibrationPath();
     const td::MachineInfo machine = td::DescribeThisMachine();
