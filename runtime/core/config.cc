@@ -5,6 +5,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 
 namespace td {
 namespace {
@@ -58,6 +59,29 @@ Config ReadConfig(const EnvLookup& env, std::vector<std::string>* errors) {
           raw, config.trace_events));
     }
   }
+  if (const char* raw = env("TD_EVENTS")) config.events = raw;
+  if (const char* raw = env("TD_LEVEL")) {
+    int level = 0;
+    if (absl::SimpleAtoi(raw, &level) && level >= 1 && level <= 6) {
+      config.level = level;
+    } else {
+      errors->push_back(absl::StrFormat(
+          "TD_LEVEL=\"%s\" is not understood; accepted: 1 to 6; using %d", raw, config.level));
+    }
+  }
+  if (const char* raw = env("TD_PASS")) {
+    const std::vector<std::string> parts = absl::StrSplit(raw, '/');
+    int pass = 0;
+    int passes = 0;
+    if (parts.size() == 2 && absl::SimpleAtoi(parts[0], &pass) && absl::SimpleAtoi(parts[1], &passes) &&
+        passes >= 1 && pass >= 1 && pass <= passes) {
+      config.pass = pass;
+      config.passes = passes;
+    } else {
+      errors->push_back(absl::StrFormat(
+          "TD_PASS=\"%s\" is not understood; accepted: k/n with 1 <= k <= n; counting every group", raw));
+    }
+  }
   if (const char* out = env("TD_OUTPUT")) config.text_output = out;
   if (const char* dir = env("TD_OUTPUT_DIR")) {
     if (*dir == '\0') {
@@ -70,6 +94,8 @@ Config ReadConfig(const EnvLookup& env, std::vector<std::string>* errors) {
     const std::string b = Lowercase(raw);
     if (b == "perf" || b == "perf_event") {
       config.backend = BackendChoice::kPerfEvent;
+    } else if (b == "papi") {
+      config.backend = BackendChoice::kPapi;
     } else if (b == "none" || b == "off") {
       config.backend = BackendChoice::kNone;
     } else if (b.rfind("replay:", 0) == 0 && b.size() > 7) {
@@ -77,7 +103,7 @@ Config ReadConfig(const EnvLookup& env, std::vector<std::string>* errors) {
       config.replay_file = std::string(raw).substr(7);
     } else {
       errors->push_back(absl::StrFormat(
-          "TD_BACKEND=\"%s\" is not understood; accepted: perf, none, replay:FILE; using perf",
+          "TD_BACKEND=\"%s\" is not understood; accepted: perf, papi, none, replay:FILE; using perf",
           raw));
     }
   }

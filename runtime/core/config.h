@@ -8,7 +8,7 @@
 
 namespace td {
 
-enum class BackendChoice { kPerfEvent, kNone, kReplay };
+enum class BackendChoice { kPerfEvent, kNone, kReplay, kPapi };
 
 struct Config {
   bool disabled = false;          // TD_DISABLE
@@ -20,6 +20,10 @@ struct Config {
   bool quiet = false;             // TD_QUIET: no notices on stderr (errors still print)
   bool trace = false;             // TD_TRACE: record a timeline of begin/end events
   size_t trace_events = 16384;    // TD_TRACE_EVENTS: ring capacity per thread
+  std::string events;             // TD_EVENTS: what to count besides the software group
+  int level = 2;                  // TD_LEVEL: deepest Top-Down level collected by default
+  int pass = 1;                   // TD_PASS=k/n (set by td run): this run counts the
+  int passes = 1;                 //   hardware groups g with g % n == k - 1
 };
 
 // Looks up one variable; returns nullptr when unset. Injected in tests.

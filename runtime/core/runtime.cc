@@ -17,7 +17,12 @@
 #include "runtime/core/diagnostics.h"
 #include "runtime/machine/bandwidth_calibration.h"
 #include "runtime/counters/availability.h"
+#include "runtime/counters/event_selection.h"
+#include "runtime/counters/event_spec.h"
+#include "runtime/counters/papi_backend.h"
 #include "runtime/counters/perf_event_backend.h"
+#include "runtime/analysis/perf_case.h"
+#include "runtime/machine/machine_info.h"
 #include "runtime/regions/merge_threads.h"
 #include "runtime/report/json_report.h"
 #include "runtime/report/output_files.h"
@@ -101,8 +106,12 @@ void Runtime::Start() {
   } else {
     availability = DescribeAvailability(ProbeMachine(&RealPerfEventOpen));
   }
-  if (availability.software_counters) {
-    backend_ = MakePerfEventBackend(SoftwareLayout(), availability, &RealPerfEventOpen);
+  if (config_.backend == BackendChoice::kPapi && StartPapi(availability)) {
+    // PAPI counts; availability now says so.
+  } else if (availability.software_counters) {
+    CounterLayout layout = SoftwareLayout();
+    AddSelectedGroups(&availability, &layout);
+    backend_ = MakePerfEventBackend(std::move(layout), availability, &RealPerfEventOpen);
   } else {
     backend_ = MakeNullBackend(availability);
   }
@@ -116,6 +125,60 @@ void Runtime::Start() {
   pthread_atfork(&Runtime::BeforeFork, &Runtime::AfterForkInParent, &Runtime::AfterForkInChild);
   std::atexit(&FinalizeAtExit);
   SetState(RuntimeState::kRunning);
+}
+
+bool Runtime::StartPapi(const Availability& availability) {
+  std::vector<std::string> names;
+  if (auto parsed = ParseEventList(config_.events); parsed.ok()) {
+    for (const RequestedGroup& g : *parsed) names.insert(names.end(), g.events.begin(), g.events.end());
+  }
+  auto papi = MakePapiBackend(names, availability);
+  if (!papi.ok()) {
+    Report(Severity::kError, absl::StrFormat("TD_BACKEND=papi: %s; using the perf_event backend instead",
+                                             papi.status().message()));
+    return false;
+  }
+  backend_ = *std::move(papi);
+  return true;
+}
+
+// The groups of TD_EVENTS, or by default the Top-Down events of this CPU
+// when it has a PMU; each planned to fit the counters.
+void Runtime::AddSelectedGroups(Availability* availability, CounterLayout* layout) {
+  if (config_.events.empty() && !availability->hardware_counters) return;
+  auto library = DefinitionLibrary::Load();
+  if (!library.ok()) {
+    Report(Severity::kError, std::string(library.status().message()));
+    return;
+  }
+  const MachineInfo machine = DescribeThisMachine();
+  const absl::StatusOr<MetricSet> metrics = MetricsForCpu(*library, machine.cpu_vendor, machine.cpu_family,
+                                                          machine.cpu_model, machine.cpu_stepping);
+  SelectionInput input;
+  input.td_events = config_.events;
+  input.level = config_.level;
+  input.hardware_available = availability->hardware_counters;
+  input.hardware_reason = availability->hardware_reason;
+  input.metrics = metrics.ok() ? &*metrics : nullptr;
+  input.library = &*library;
+  input.plan.smt_on = machine.smt_active != 0;
+  input.plan.nmi_watchdog = machine.nmi_watchdog == 1;
+  input.pass = config_.pass;
+  input.passes = config_.passes;
+  EventSelection selection = SelectEvents(input);
+  for (auto& e : selection.errors) Report(Severity::kError, std::move(e));
+  for (auto& n : selection.notices) Report(Severity::kNotice, std::move(n));
+  size_t hardware_groups = 0;
+  for (auto& group : selection.groups) {
+    hardware_groups += std::any_of(group.begin(), group.end(), [](const EventInfo& e) { return e.hardware; });
+    layout->AddGroup(std::move(group));
+  }
+  if (layout->groups.size() > 1) {
+    availability->measured += absl::StrFormat(
+        "; %d more group%s (%d hardware%s)", layout->groups.size() - 1, layout->groups.size() == 2 ? "" : "s",
+        hardware_groups,
+        config_.passes > 1 ? absl::StrFormat(", pass %d of %d", config_.pass, config_.passes) : "");
+  }
 }
 
 // Markers record nothing: at exit the recording goes through the same
@@ -152,6 +215,9 @@ ThreadState* Runtime::AttachThisThread() {
     auto opened = backend_->OpenForCurrentThread();
     if (opened.ok()) {
       counters = std::move(*opened);
+      if (const std::string unopened = counters->Unopened(); !unopened.empty()) {
+        Report(Severity::kWarning, "counters: " + unopened + "; those groups read as not measured");
+      }
     } else {
       error = std::string(opened.status().message());
     }

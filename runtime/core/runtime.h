@@ -57,6 +57,8 @@ class Runtime {
   void WriteTextReport(const RunData& data);
   void WriteTrace(const RunData& data, const std::vector<ThreadTrace>& traces);
   bool StartReplay();
+  bool StartPapi(const Availability& availability);
+  void AddSelectedGroups(Availability* availability, CounterLayout* layout);
 
   std::mutex start_mu_;
   Config config_;

@@ -25,7 +25,9 @@ struct EventInfo {
   std::string unit;      // "ns", "count"
   uint32_t perf_type = 0;
   uint64_t perf_config = 0;
+  uint64_t perf_config1 = 0;  // offcore / extra-register value
   bool hardware = false;
+  std::string pmu;            // "cpu", "skl", "software": where the encoding came from
 };
 
 struct GroupInfo {
@@ -63,6 +65,9 @@ class ThreadCounters {
   virtual ~ThreadCounters() = default;
   // Fills layout().words words. Returns false when a read failed.
   virtual bool Read(uint64_t* snapshot) = 0;
+  // Groups that could not be opened on this thread (their words stay 0, so
+  // they read as "not measured"), one line; empty when all opened.
+  virtual std::string Unopened() const { return ""; }
 };
 
 class CounterBackend {

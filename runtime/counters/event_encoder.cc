@@ -46,6 +46,20 @@ std::string LibpfmSyntax(const std::string& event) {
   return result;
 }
 
+// The uarch whose definitions serve as td's table for this PMU.
+std::string UarchFor(const std::string& pmu, const DefinitionLibrary& library) {
+  for (const std::string& uarch : library.Uarchs()) {
+    if (uarch == pmu) return uarch;
+  }
+  for (const std::string& uarch : library.Uarchs()) {
+    auto set = library.ForUarch(uarch);
+    if (set.ok() && set->libpfm_pmu == pmu) return uarch;
+  }
+  return "";
+}
+
+}  // namespace
+
 size_t EditDistance(const std::string& a, const std::string& b) {
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -60,20 +74,6 @@ size_t EditDistance(const std::string& a, const std::string& b) {
   }
   return row[b.size()];
 }
-
-// The uarch whose definitions serve as td's table for this PMU.
-std::string UarchFor(const std::string& pmu, const DefinitionLibrary& library) {
-  for (const std::string& uarch : library.Uarchs()) {
-    if (uarch == pmu) return uarch;
-  }
-  for (const std::string& uarch : library.Uarchs()) {
-    auto set = library.ForUarch(uarch);
-    if (set.ok() && set->libpfm_pmu == pmu) return uarch;
-  }
-  return "";
-}
-
-}  // namespace
 
 std::string LibpfmPmuName(const std::string& pmu_or_uarch, const DefinitionLibrary& library) {
   auto set = library.ForUarch(pmu_or_uarch);

@@ -35,6 +35,9 @@ absl::StatusOr<EventEncoding> EncodeWithLibpfm(const std::string& event, const s
 absl::StatusOr<std::vector<std::string>> ListEvents(const std::string& pmu,
                                                     const DefinitionLibrary& library);
 
+// Levenshtein distance, for "closest names" in error messages.
+size_t EditDistance(const std::string& a, const std::string& b);
+
 // The libpfm4 PMU name for a td uarch key, from the definition files; the
 // input itself when it is not a uarch key.
 std::string LibpfmPmuName(const std::string& pmu_or_uarch, const DefinitionLibrary& library);

@@ -37,9 +37,10 @@ namespace {
 class PerfThreadCounters final : public ThreadCounters {
  public:
   PerfThreadCounters(const CounterLayout& layout, std::vector<int> leader_fds,
-                     std::vector<int> all_fds)
-      : all_fds_(std::move(all_fds)) {
+                     std::vector<int> all_fds, std::string unopened)
+      : all_fds_(std::move(all_fds)), unopened_(std::move(unopened)) {
     for (size_t g = 0; g < leader_fds.size(); ++g) {
+      if (leader_fds[g] < 0) continue;  // not opened: its block stays 0, "not measured"
       const GroupInfo& group = layout.groups[g];
       reads_.push_back({leader_fds[g], group.word_offset,
                         (CounterLayout::kHeaderWords + group.num_events) * sizeof(uint64_t)});
@@ -57,6 +58,7 @@ class PerfThreadCounters final : public ThreadCounters {
     }
     return ok;
   }
+  std::string Unopened() const override { return unopened_; }
 
  private:
   struct GroupRead {
@@ -66,6 +68,7 @@ class PerfThreadCounters final : public ThreadCounters {
   };
   std::vector<GroupRead> reads_;
   std::vector<int> all_fds_;
+  std::string unopened_;
 };
 
 class PerfEventBackend final : public CounterBackend {
@@ -77,44 +80,64 @@ class PerfEventBackend final : public CounterBackend {
   const CounterLayout& layout() const override { return layout_; }
   const Availability& availability() const override { return availability_; }
 
+  // A group that cannot be opened is left out on this thread (and said so);
+  // the others still count. Only when none opens is the thread unmeasured.
   absl::StatusOr<std::unique_ptr<ThreadCounters>> OpenForCurrentThread() override {
     std::vector<int> leaders;
     std::vector<int> all;
-    auto fail = [&all](const EventInfo& event, int err) {
-      for (int fd : all) close(fd);
-      return absl::UnavailableError(absl::StrFormat("perf_event_open(%s) failed with %s (%s)",
-                                                    event.name, ErrnoName(err),
-                                                    std::strerror(err)));
-    };
+    std::vector<std::string> failures;
     for (const GroupInfo& group : layout_.groups) {
-      int leader = -1;
-      for (size_t i = 0; i < group.num_events; ++i) {
+      std::vector<int> fds;
+      std::string failure;
+      for (size_t i = 0; i < group.num_events && failure.empty(); ++i) {
         const EventInfo& event = layout_.events[group.first_event + i];
-        perf_event_attr attr{};
-        attr.size = sizeof(attr);
-        attr.type = event.perf_type;
-        attr.config = event.perf_config;
-        attr.read_format =
-            PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-        attr.exclude_hv = 1;
-        int fd = open_fn_(&attr, 0, -1, leader, PERF_FLAG_FD_CLOEXEC);
-        if (fd < 0 && (errno == EACCES || errno == EPERM)) {
-          // Unprivileged under perf_event_paranoid=2: count user space only.
-          attr.exclude_kernel = 1;
-          fd = open_fn_(&attr, 0, -1, leader, PERF_FLAG_FD_CLOEXEC);
-        }
-        if (fd < 0) return fail(event, errno);
-        all.push_back(fd);
-        if (leader < 0) {
-          leader = fd;
-          leaders.push_back(fd);
+        const int fd = OpenEvent(event, fds.empty() ? -1 : fds.front());
+        if (fd < 0) {
+          const int err = errno;
+          failure = absl::StrFormat("perf_event_open(%s) failed with %s (%s)", event.name, ErrnoName(err),
+                                    std::strerror(err));
+        } else {
+          fds.push_back(fd);
         }
       }
+      if (!failure.empty()) {
+        for (int fd : fds) close(fd);
+        failures.push_back(std::move(failure));
+        leaders.push_back(-1);
+        continue;
+      }
+      leaders.push_back(fds.empty() ? -1 : fds.front());
+      all.insert(all.end(), fds.begin(), fds.end());
     }
-    return std::make_unique<PerfThreadCounters>(layout_, std::move(leaders), std::move(all));
+    if (all.empty() && !failures.empty()) return absl::UnavailableError(failures.front());
+    std::string unopened;
+    if (!failures.empty()) {
+      unopened = absl::StrFormat("%d of %d groups not opened: %s", failures.size(), layout_.groups.size(),
+                                 failures.front());
+    }
+    return std::make_unique<PerfThreadCounters>(layout_, std::move(leaders), std::move(all),
+                                                std::move(unopened));
   }
 
  private:
+  int OpenEvent(const EventInfo& event, int leader) const {
+    perf_event_attr attr{};
+    attr.size = sizeof(attr);
+    attr.type = event.perf_type;
+    attr.config = event.perf_config;
+    attr.config1 = event.perf_config1;
+    attr.read_format =
+        PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+    attr.exclude_hv = 1;
+    int fd = open_fn_(&attr, 0, -1, leader, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+      // Unprivileged under perf_event_paranoid=2: count user space only.
+      attr.exclude_kernel = 1;
+      fd = open_fn_(&attr, 0, -1, leader, PERF_FLAG_FD_CLOEXEC);
+    }
+    return fd;
+  }
+
   CounterLayout layout_;
   Availability availability_;
   PerfEventOpenFn open_fn_;

@@ -11,6 +11,23 @@ using nlohmann::json;
 
 namespace {
 
+// The key of event `index` in a thread's "counters": its name, or, when the
+// planner put the same event in several groups, "name@gN" for the copies
+// after the first (N = group index).
+std::string CounterKey(const CounterLayout& layout, size_t index) {
+  const std::string& name = layout.events[index].name;
+  for (size_t earlier = 0; earlier < index; ++earlier) {
+    if (layout.events[earlier].name != name) continue;
+    for (size_t g = 0; g < layout.groups.size(); ++g) {
+      const GroupInfo& group = layout.groups[g];
+      if (index >= group.first_event && index < group.first_event + group.num_events) {
+        return absl::StrFormat("%s@g%d", name, g);
+      }
+    }
+  }
+  return name;
+}
+
 json MachineToJson(const MachineInfo& m) {
   return {{"hostname", m.hostname},
           {"kernel", m.kernel},
@@ -41,7 +58,7 @@ json ThreadPartToJson(const RegionOnThread& t, const CounterLayout& layout) {
   }
   json counters = json::object();
   for (size_t e = 0; e < t.events.size(); ++e) {
-    counters[layout.events[e].name] = {{"inclusive", t.events[e].inclusive},
+    counters[CounterKey(layout, e)] = {{"inclusive", t.events[e].inclusive},
                                        {"exclusive", t.events[e].exclusive}};
   }
   json groups = json::array();
@@ -85,6 +102,8 @@ json RunToJson(const RunData& data) {
                         {"unit", e.unit},
                         {"perf_type", e.perf_type},
                         {"perf_config", e.perf_config},
+                        {"perf_config1", e.perf_config1},
+                        {"pmu", e.pmu},
                         {"hardware", e.hardware},
                         {"group", g}});
     }
@@ -180,6 +199,13 @@ absl::Status ReadLayout(const json& j, CounterLayout* layout) {
     TD_RETURN_IF_ERROR(Get(events[i], "perf_config", &e.perf_config, w));
     TD_RETURN_IF_ERROR(Get(events[i], "hardware", &e.hardware, w));
     TD_RETURN_IF_ERROR(Get(events[i], "group", &group, w));
+    // Added after schema 1's first files: optional.
+    if (const auto it = events[i].find("perf_config1"); it != events[i].end() && it->is_number_unsigned()) {
+      e.perf_config1 = it->get<uint64_t>();
+    }
+    if (const auto it = events[i].find("pmu"); it != events[i].end() && it->is_string()) {
+      e.pmu = it->get<std::string>();
+    }
     if (group >= by_group.size()) {
       return absl::InvalidArgumentError(absl::StrFormat("%s: group %d does not exist", w, group));
     }
@@ -200,12 +226,13 @@ absl::Status ReadThreadPart(const json& j, const CounterLayout& layout, const st
   TD_RETURN_IF_ERROR(Get(j, "wall_exclusive_ns", &t->wall_exclusive_ns, w));
   const json& counters = j.value("counters", json());
   if (counters.is_null()) return absl::OkStatus();
-  for (const EventInfo& e : layout.events) {
+  for (size_t index = 0; index < layout.events.size(); ++index) {
+    const std::string key = CounterKey(layout, index);
     json delta;
-    TD_RETURN_IF_ERROR(Get(counters, e.name.c_str(), &delta, w + ".counters"));
+    TD_RETURN_IF_ERROR(Get(counters, key.c_str(), &delta, w + ".counters"));
     EventDelta d;
-    TD_RETURN_IF_ERROR(Get(delta, "inclusive", &d.inclusive, w + ".counters." + e.name));
-    TD_RETURN_IF_ERROR(Get(delta, "exclusive", &d.exclusive, w + ".counters." + e.name));
+    TD_RETURN_IF_ERROR(Get(delta, "inclusive", &d.inclusive, w + ".counters." + key));
+    TD_RETURN_IF_ERROR(Get(delta, "exclusive", &d.exclusive, w + ".counters." + key));
     t->events.push_back(d);
   }
   json groups;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "runtime/report/counter_text.h"
 #include "runtime/report/topdown_text.h"
 
 namespace td {
@@ -226,6 +227,7 @@ std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
     AddRegionRows(data, roots[i], "", i + 1 == roots.size(), true, options.per_thread, &table);
   }
   out += table.Render();
+  out += FormatCounterSection(data, options);
   if (analysis != nullptr) out += FormatTopDownSection(data, *analysis, options);
   if (data.threads.size() > 1) {
     out += "\nthreads:";

@@ -214,6 +214,16 @@ absl::StatusOr<MetricSet> DefinitionLibrary::ForUarchUnchecked(const std::string
       if (!everywhere) {
         if (!uarchs[uarch].is_object()) return FileError(file.name, "uarchs." + uarch + " must be an object");
         set.libpfm_pmu = uarchs[uarch].value("libpfm_pmu", set.libpfm_pmu);
+        // Family-wide counters, each field overridable per uarch.
+        json counters = j.value("counters", json::object());
+        const json overrides = uarchs[uarch].value("counters", json::object());
+        for (const auto& [k, v] : overrides.items()) counters[k] = v;
+        if (!counters.empty()) {
+          set.counters = CounterModel{};
+          if (auto s = ParseCounterModel(counters, &set.counters); !s.ok()) {
+            return FileError(file.name, absl::StrFormat("uarch %s: %s", uarch, s.message()));
+          }
+        }
         if (auto s = AddConstants(uarchs[uarch].value("constants", json::object()), file.name, &set);
             !s.ok()) {
           return s;

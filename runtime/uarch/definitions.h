@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "runtime/analysis/expression.h"
+#include "runtime/uarch/counter_model.h"
 
 namespace td {
 
@@ -52,6 +53,7 @@ struct MetricSet {
   std::vector<FormulaDefinition> nodes;        // file order, generic first
   std::vector<FormulaDefinition> auxiliaries;
   std::vector<EventDefinition> events;
+  CounterModel counters;  // unknown (general == 0) when no file describes them
 
   const FormulaDefinition* FindNode(const std::string& name) const;
   const FormulaDefinition* FindAuxiliary(const std::string& name) const;

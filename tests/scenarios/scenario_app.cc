@@ -136,6 +136,17 @@ void Unterminated() {
   Spin(std::chrono::milliseconds(2));
 }
 
+// Exactly two instructions per iteration (dec, jnz): 20,000,000 in all, for
+// checking hardware instruction counts to 1 %.
+void KnownLoop() {
+  TD_REGION_BEGIN("known_loop");
+#if defined(__x86_64__)
+  uint64_t n = 10000000;
+  asm volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
+#endif
+  TD_REGION_END("known_loop");
+}
+
 void Sleep50() {
   TD_REGION_BEGIN("sleep");
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -248,6 +259,7 @@ int main(int argc, char** argv) {
   } else if (scenario == "scope") ScopeWithException();
   else if (scenario == "dynamic") DynamicNames();
   else if (scenario == "sweep") Sweep();
+  else if (scenario == "known_loop") KnownLoop();
   else {
     std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
     return 2;

@@ -395,3 +395,86 @@ TEST(Scenario, ReplayOfAMissingFileSaysSoAndMeasuresTheRun) {
 
 }  // namespace
 }  // namespace td::testing
+
+namespace td::testing {
+namespace {
+
+// TD_EVENTS on the real perf_event path: software events in groups of their
+// own, counted per region with full coverage; hardware ones named as skipped
+// when the machine has no PMU, and bad names reported without losing the run.
+TEST(Scenario, TdEventsOpensRequestedSoftwareGroups) {
+  const ScenarioRun run =
+      RunScenario(TD_SCENARIO_APP, "pagefaults",
+                  {"TD_EVENTS=minor-faults,{major-faults,cpu-clock},not_an_event", "TD_OUTPUT=stderr"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_EQ(run.reports.size(), 1u) << run.err;
+  const nlohmann::json& report = run.reports[0];
+  ASSERT_EQ(report.at("groups").size(), 4u) << report.at("groups").dump();
+  EXPECT_EQ(report.at("groups")[1].at("events"), nlohmann::json::array({"minor-faults"}));
+  EXPECT_EQ(report.at("groups")[3].at("events"), nlohmann::json::array({"cpu-clock"}));
+  const nlohmann::json* region = FindRegion(report, "first_touch");
+  ASSERT_NE(region, nullptr);
+  EXPECT_GE(SumCounter(*region, "minor-faults"), 16000) << "64 MiB first touched";
+  // cpu-clock ≈ task-clock for a thread that never sleeps here.
+  EXPECT_GT(SumCounter(*region, "cpu-clock"), 0.5 * SumCounter(*region, "task-clock"));
+  const nlohmann::json& times = region->at("threads")[0].at("groups")[1];
+  EXPECT_EQ(times.at("time_enabled_ns"), times.at("time_running_ns")) << "software groups never multiplex";
+  EXPECT_NE(run.err.find("group 1 {minor-faults}: coverage 100%"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("not_an_event"), std::string::npos) << run.err;
+}
+
+}  // namespace
+}  // namespace td::testing
+
+namespace td::testing {
+namespace {
+
+// On a machine with a PMU: a loop of exactly 20,000,000 instructions counts
+// within 1 %. Elsewhere it says why it is skipped.
+TEST(HardwareCounters, KnownLoopInstructionsWithinOnePercent) {
+  const ScenarioRun run = RunScenario(TD_SCENARIO_APP, "known_loop", {"TD_EVENTS=instructions", "TD_OUTPUT=none"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_EQ(run.reports.size(), 1u);
+  const nlohmann::json& report = run.reports[0];
+  if (!report.at("backend").at("hardware_counters").at("available").get<bool>()) {
+    GTEST_SKIP() << "skipped: no hardware PMU ("
+                 << report.at("backend").at("hardware_counters").at("reason").get<std::string>() << ")";
+  }
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "skipped: the known loop is x86-64 assembly";
+#endif
+  const nlohmann::json* region = FindRegion(report, "known_loop");
+  ASSERT_NE(region, nullptr);
+  EXPECT_NEAR(SumCounter(*region, "instructions"), 20e6, 0.01 * 20e6);
+}
+
+}  // namespace
+}  // namespace td::testing
+
+namespace td::testing {
+namespace {
+
+// TD_BACKEND=papi: where PAPI cannot count (no PMU: its perf_event component
+// is disabled) one error line says why and the run falls back to perf_event.
+TEST(Scenario, PapiBackendSaysWhyItCannotCount) {
+  const ScenarioRun run = RunScenario(TD_SCENARIO_APP, "nested", {"TD_BACKEND=papi", "TD_OUTPUT=none"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_EQ(run.reports.size(), 1u);
+  const std::string backend = run.reports[0].at("backend").at("name");
+  if (backend == "papi") {
+    EXPECT_TRUE(run.reports[0].at("backend").at("hardware_counters").at("available").get<bool>());
+    return;  // a machine where PAPI counts: nothing to explain
+  }
+  EXPECT_EQ(backend, "perf_event");
+  EXPECT_NE(run.err.find("td: error: TD_BACKEND=papi: "), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("; using the perf_event backend instead"), std::string::npos) << run.err;
+  bool in_json = false;
+  for (const auto& d : run.reports[0].at("diagnostics")) {
+    in_json |= d.at("message").get<std::string>().find("TD_BACKEND=papi") != std::string::npos;
+  }
+  EXPECT_TRUE(in_json) << "the reason is kept in the JSON too";
+  EXPECT_NE(FindRegion(run.reports[0], "outer"), nullptr) << "no data lost";
+}
+
+}  // namespace
+}  // namespace td::testing

@@ -55,7 +55,7 @@ TEST(Config, BadValuesNameTheVariableAndKeepDefaults) {
             "using 0");
   EXPECT_NE(errors[1].find("TD_OUTPUT_DIR"), std::string::npos);
   EXPECT_NE(errors[2].find("TD_BACKEND=\"papy\""), std::string::npos);
-  EXPECT_NE(errors[2].find("accepted: perf, none"), std::string::npos);
+  EXPECT_NE(errors[2].find("accepted: perf, papi, none"), std::string::npos);
   EXPECT_FALSE(c.disabled);
   EXPECT_EQ(c.json_dir, ".");
   EXPECT_EQ(c.backend, BackendChoice::kPerfEvent);
@@ -68,6 +68,29 @@ TEST(ParseBool, AcceptsCommonSpellings) {
   EXPECT_TRUE(ParseBool("no", &v));
   EXPECT_FALSE(v);
   EXPECT_FALSE(ParseBool("enable", &v));
+}
+
+}  // namespace
+}  // namespace td
+
+namespace td {
+namespace {
+
+TEST(Config, EventsLevelAndPass) {
+  std::vector<std::string> errors;
+  Config c = Read({{"TD_EVENTS", "cycles,{a,b}"}, {"TD_LEVEL", "4"}, {"TD_PASS", "2/3"}, {"TD_BACKEND", "papi"}},
+                  &errors);
+  EXPECT_TRUE(errors.empty());
+  EXPECT_EQ(c.events, "cycles,{a,b}");
+  EXPECT_EQ(c.level, 4);
+  EXPECT_EQ(c.pass, 2);
+  EXPECT_EQ(c.passes, 3);
+  EXPECT_EQ(c.backend, BackendChoice::kPapi);
+  c = Read({{"TD_LEVEL", "9"}, {"TD_PASS", "4/3"}}, &errors);
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0], "TD_LEVEL=\"9\" is not understood; accepted: 1 to 6; using 2");
+  EXPECT_NE(errors[1].find("TD_PASS=\"4/3\""), std::string::npos);
+  EXPECT_EQ(c.passes, 1);
 }
 
 }  // namespace

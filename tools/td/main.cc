@@ -5,6 +5,7 @@
 //   td uarchs                          microarchitectures td has definitions for
 //   td compare …                       runs or regions side by side (paper Tables 4–6)
 //   td explain [NODE]                  what a node or diagnosis means, what to try
+//   td run --passes N -- PROG …       one run per share of the counter groups, merged
 //   td calibrate [--refresh]           this machine's memory bandwidth (STREAM triad), cached
 //   td report RUN.json [--uarch KEY]   the text report of a recorded run, with
 //                                      Top-Down trees when it holds hardware counts
@@ -35,6 +36,7 @@
 #include "runtime/report/text_report.h"
 #include "runtime/report/topdown_text.h"
 #include "runtime/uarch/definitions.h"
+#include "tools/td/run_command.h"
 
 namespace {
 
@@ -50,6 +52,8 @@ int Usage() {
       "  compare A.json B.json … [--region PATH] [--csv | --html OUT.html]\n"
       "  compare RUN.json --regions r1,r2,… [--csv | --html OUT.html]\n"
       "                                   side by side: Speedup, IPC and the Top-Down nodes\n"
+      "  run [--passes auto|N] [--out FILE] -- PROGRAM [ARGS]\n"
+      "                                   run once per counter-group share, merge by region\n"
       "  calibrate [--refresh]            measure (once per machine) the memory bandwidth peak\n"
       "  report RUN.json [--uarch KEY] [--json | --csv | --html OUT.html] [--explain] [--level N]\n"
       "                  [--region NAME] [--plot METRIC]  (sweeps in the HTML: wall_per_call or a node)\n"
@@ -191,6 +195,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "-h" || args[0] == "--help") return Usage();
   const std::string command = args[0];
+  if (command == "run") return td::RunCommand({args.begin() + 1, args.end()});
   if (command == "uarchs") {
     auto library = td::DefinitionLibrary::Load();
     if (!library.ok()) return Fail(std::string(library.status().message()));

@@ -1,0 +1,189 @@
+#include "runtime/counters/event_selection.h"
+
+#include <linux/perf_event.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "runtime/analysis/perf_case.h"
+#include "runtime/counters/event_spec.h"
+
+namespace td {
+namespace {
+
+// The names an expression needs, with auxiliaries replaced by their own names.
+void CollectEventNames(const Expression& expression, const MetricSet& metrics, std::set<std::string>* seen,
+                       std::vector<std::string>* events) {
+  for (const std::string& name : expression.Names()) {
+    if (!seen->insert(name).second || metrics.constants.contains(name)) continue;
+    const FormulaDefinition* node = metrics.FindNode(name);
+    if (node != nullptr && node->level >= 1) continue;  // tree nodes are planned on their own
+    if (const FormulaDefinition* aux = node != nullptr ? node : metrics.FindAuxiliary(name)) {
+      if (!aux->alternatives.empty()) CollectEventNames(aux->alternatives.front(), metrics, seen, events);
+      continue;
+    }
+    events->push_back(name);
+  }
+}
+
+absl::StatusOr<EventInfo> EncodeDefinedEvent(const std::string& name, const MetricSet& metrics,
+                                             const DefinitionLibrary* library) {
+  const EventDefinition* def = metrics.FindEvent(name);
+  EventResolver resolver;
+  resolver.pmu = metrics.libpfm_pmu.empty() ? metrics.uarch : metrics.libpfm_pmu;
+  resolver.library = library;
+  absl::StatusOr<EventInfo> event = absl::NotFoundError("");
+  uint64_t config = 0;
+  if (def != nullptr && !def->config.empty() && absl::SimpleHexAtoi(def->config, &config)) {
+    EventInfo raw;
+    raw.perf_type = PERF_TYPE_RAW;
+    raw.perf_config = config;
+    raw.hardware = true;
+    raw.pmu = "cpu";
+    event = raw;
+  } else {
+    event = resolver.Resolve(def != nullptr && !def->libpfm.empty() ? def->libpfm : name);
+  }
+  if (!event.ok()) return event.status();
+  event->name = def != nullptr ? def->name : name;  // the spelling the formulas look up
+  event->unit = "count";
+  return event;
+}
+
+bool IsSoftware(const EventInfo& e) { return e.perf_type == PERF_TYPE_SOFTWARE; }
+
+}  // namespace
+
+std::vector<EventInfo> FormulaEvents(const FormulaDefinition& formula, const MetricSet& metrics,
+                                     const DefinitionLibrary* library) {
+  for (const Expression& alternative : formula.alternatives) {
+    std::set<std::string> seen;
+    std::vector<std::string> names;
+    CollectEventNames(alternative, metrics, &seen, &names);
+    std::vector<EventInfo> events;
+    bool all = true;
+    for (const std::string& name : names) {
+      if (name == "seconds_time_elapsed" || name == "duration_time") continue;
+      auto e = EncodeDefinedEvent(name, metrics, library);
+      if (!e.ok()) {
+        all = false;
+        break;
+      }
+      events.push_back(*std::move(e));
+    }
+    if (all && !events.empty()) return events;
+  }
+  return {};
+}
+
+absl::StatusOr<MetricSet> MetricsForCpu(const DefinitionLibrary& library, const std::string& vendor,
+                                        int family, int model, int stepping) {
+  std::string uarch;
+  if (const char* forced = std::getenv("TD_UARCH"); forced != nullptr && *forced != '\0') {
+    uarch = forced;
+  } else {
+    auto key = library.Identify(vendor, family, model, stepping);
+    if (!key.ok()) return key.status();
+    uarch = *key;
+  }
+  return library.ForUarch(UarchForPmu(uarch, "cpu_core"));
+}
+
+EventSelection SelectEvents(const SelectionInput& input) {
+  EventSelection out;
+  const CounterModel model = input.metrics != nullptr ? input.metrics->counters : CounterModel{};
+  std::vector<GroupRequest> hardware;
+  std::vector<std::string> skipped_hardware;
+  if (!input.td_events.empty()) {
+    auto parsed = ParseEventList(input.td_events);
+    if (!parsed.ok()) {
+      out.errors.push_back(absl::StrFormat("TD_EVENTS=\"%s\": %s; counting the default events only",
+                                           input.td_events, parsed.status().message()));
+      return out;
+    }
+    EventResolver resolver;
+    resolver.library = input.library;
+    resolver.sysfs_devices = input.sysfs_devices;
+    if (input.metrics != nullptr) {
+      resolver.pmu = input.metrics->libpfm_pmu.empty() ? input.metrics->uarch : input.metrics->libpfm_pmu;
+    }
+    for (const RequestedGroup& group : *parsed) {
+      std::vector<EventInfo> software;
+      GroupRequest request{{}, group.forced, "TD_EVENTS"};
+      for (const std::string& name : group.events) {
+        auto event = resolver.Resolve(name);
+        if (!event.ok()) {
+          out.errors.push_back(absl::StrFormat("TD_EVENTS: %s; not counted", event.status().message()));
+          continue;
+        }
+        if (IsSoftware(*event)) {
+          software.push_back(*std::move(event));
+        } else if (!input.hardware_available) {
+          skipped_hardware.push_back(name);
+        } else {
+          request.events.push_back(*std::move(event));
+        }
+      }
+      // Software events never multiplex, so grouping buys nothing, and a
+      // software group can read wrong: measured on Linux 6.18, cpu-clock as
+      // the last member of {page-faults,cpu-clock} reads 0, and page-faults
+      // in {cpu-clock,page-faults} reads 0. Each gets a group of its own.
+      if (software.size() > 1 && group.forced) {
+        out.notices.push_back("TD_EVENTS: software events never multiplex; each is counted in a group of its own");
+      }
+      for (EventInfo& e : software) out.groups.push_back({std::move(e)});
+      if (!request.events.empty()) hardware.push_back(std::move(request));
+    }
+  } else if (input.hardware_available && input.metrics != nullptr) {
+    for (const FormulaDefinition& node : input.metrics->nodes) {
+      if (node.level < 1 || node.level > input.level) continue;
+      std::vector<EventInfo> events = FormulaEvents(node, *input.metrics, input.library);
+      if (!events.empty()) hardware.push_back({std::move(events), false, node.name});
+    }
+  }
+  if (!skipped_hardware.empty()) {
+    out.notices.push_back(absl::StrFormat("TD_EVENTS: hardware events %s not counted: %s",
+                                          absl::StrJoin(skipped_hardware, ", "), input.hardware_reason));
+  }
+  // Plan each request alone first, so one impossible group costs only itself.
+  std::vector<GroupRequest> possible;
+  for (GroupRequest& request : hardware) {
+    auto alone = PlanGroups({request}, model, input.plan);
+    if (!alone.ok() && input.td_events.empty()) {
+      // A formula with more events than counters: count its events in
+      // several groups rather than not at all, and say that its ratios then
+      // mix intervals measured apart.
+      out.notices.push_back(absl::StrFormat(
+          "%s needs %d events, more than one group holds; they are counted in separate groups", request.origin,
+          request.events.size()));
+      for (EventInfo& e : request.events) {
+        GroupRequest single{{std::move(e)}, false, request.origin};
+        if (PlanGroups({single}, model, input.plan).ok()) possible.push_back(std::move(single));
+      }
+      continue;
+    }
+    if (!alone.ok()) {
+      out.errors.push_back(absl::StrFormat("%s; not counted", alone.status().message()));
+    } else {
+      possible.push_back(std::move(request));
+    }
+  }
+  auto planned = PlanGroups(possible, model, input.plan);
+  if (!planned.ok()) {  // cannot happen after the check above, but never lose the rest
+    out.errors.push_back(std::string(planned.status().message()));
+    return out;
+  }
+  out.hardware_groups_planned = static_cast<int>(planned->size());
+  for (size_t g = 0; g < planned->size(); ++g) {
+    if (input.passes <= 1 || static_cast<int>(g % input.passes) == input.pass - 1) {
+      out.groups.push_back(std::move((*planned)[g]));
+    }
+  }
+  return out;
+}
+
+}  // namespace td

@@ -1,0 +1,52 @@
+// Decides which counter groups a run opens: the events of TD_EVENTS, or by
+// default the events of the Top-Down formulas of this CPU up to TD_LEVEL,
+// planned into groups the PMU can schedule. Pure apart from libpfm4, so every
+// decision is testable on a machine without a PMU.
+#ifndef TD_RUNTIME_COUNTERS_EVENT_SELECTION_H_
+#define TD_RUNTIME_COUNTERS_EVENT_SELECTION_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "runtime/counters/backend.h"
+#include "runtime/counters/group_planner.h"
+#include "runtime/uarch/definitions.h"
+
+namespace td {
+
+struct SelectionInput {
+  std::string td_events;        // TD_EVENTS; empty = the formulas' events
+  int level = 2;                // deepest tree level collected by default
+  bool hardware_available = false;
+  std::string hardware_reason;  // why not, when not available
+  const MetricSet* metrics = nullptr;  // this CPU's definitions; null when unknown
+  const DefinitionLibrary* library = nullptr;
+  PlanOptions plan;
+  int pass = 1;                 // keep hardware groups g with g % passes == pass - 1
+  int passes = 1;
+  std::string sysfs_devices = "/sys/bus/event_source/devices";
+};
+
+struct EventSelection {
+  std::vector<std::vector<EventInfo>> groups;  // besides the default software group
+  int hardware_groups_planned = 0;             // before choosing this pass's share
+  std::vector<std::string> errors;             // one line each: bad names, impossible groups
+  std::vector<std::string> notices;            // e.g. hardware events skipped without a PMU
+};
+
+EventSelection SelectEvents(const SelectionInput& input);
+
+// The definitions of this CPU (TD_UARCH wins over the identified model); the
+// core PMU's on hybrid parts.
+absl::StatusOr<MetricSet> MetricsForCpu(const DefinitionLibrary& library, const std::string& vendor,
+                                        int family, int model, int stepping);
+
+// The events one formula needs (auxiliaries expanded), from the first of its
+// alternatives whose events all encode; empty when none does.
+std::vector<EventInfo> FormulaEvents(const FormulaDefinition& formula, const MetricSet& metrics,
+                                     const DefinitionLibrary* library);
+
+}  // namespace td
+
+#endif  // TD_RUNTIME_COUNTERS_EVENT_SELECTION_H_

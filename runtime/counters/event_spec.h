@@ -1,0 +1,45 @@
+// TD_EVENTS: the events a user asks to count, parsed and resolved to
+// perf_event_attr encodings. Accepted spellings:
+//   perf names       cycles, instructions, task-clock, page-faults, ...
+//   libpfm4 names    UOPS_ISSUED:ANY, UOPS_ISSUED.ANY, skl::INT_MISC:RECOVERY_CYCLES:c=1:e
+//   raw              r01c2 (PERF_TYPE_RAW config in hex)
+//   PMU terms        cpu/event=0xa4,umask=0x02,cmask=1,inv/ (fields from sysfs format/)
+// and "{a,b}" forces a group: those events are read together or not at all.
+#ifndef TD_RUNTIME_COUNTERS_EVENT_SPEC_H_
+#define TD_RUNTIME_COUNTERS_EVENT_SPEC_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "runtime/counters/backend.h"
+#include "runtime/uarch/definitions.h"
+
+namespace td {
+
+struct RequestedGroup {
+  std::vector<std::string> events;
+  bool forced = false;  // written in braces: never split
+};
+
+// Splits the list; an event outside braces is a group of its own (forced =
+// false) that the planner may merge with others. Errors name the position.
+absl::StatusOr<std::vector<RequestedGroup>> ParseEventList(std::string_view text);
+
+struct EventResolver {
+  // libpfm4 PMU name or td uarch key for libpfm4 names; "" = the host's default.
+  std::string pmu;
+  const DefinitionLibrary* library = nullptr;  // td's table; null = libpfm4 only
+  std::string sysfs_devices = "/sys/bus/event_source/devices";
+
+  // An unknown name is an error naming it and the closest known names.
+  absl::StatusOr<EventInfo> Resolve(const std::string& spec) const;
+};
+
+// perf's generic names (software and hardware) td accepts, for messages.
+std::vector<std::string> GenericEventNames();
+
+}  // namespace td
+
+#endif  // TD_RUNTIME_COUNTERS_EVENT_SPEC_H_

@@ -1,0 +1,83 @@
+#include "runtime/report/counter_text.h"
+
+#include <cmath>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "runtime/analysis/run_analysis.h"
+
+namespace td {
+namespace {
+
+// The default group (page-faults, task-clock, …) is already in the table.
+bool IsDefaultGroup(const RunData& data, size_t g) {
+  const GroupInfo& group = data.layout.groups[g];
+  return g == 0 && group.num_events > 0 && data.layout.events[group.first_event].name == "page-faults";
+}
+
+std::string FormatCount(double value) {
+  return value >= 0 ? WithThousands(static_cast<uint64_t>(std::llround(value))) : "?";
+}
+
+}  // namespace
+
+std::optional<double> GroupCoverage(const Region& region, size_t group) {
+  double enabled = 0;
+  double running = 0;
+  for (const RegionOnThread& t : region.threads) {
+    if (group >= t.groups.size()) continue;
+    enabled += static_cast<double>(t.groups[group].enabled_ns);
+    running += static_cast<double>(t.groups[group].running_ns);
+  }
+  if (enabled <= 0) return std::nullopt;
+  return running / enabled;
+}
+
+std::string FormatCounterSection(const RunData& data, const TextReportOptions& options) {
+  std::vector<size_t> shown;
+  for (size_t g = 0; g < data.layout.groups.size(); ++g) {
+    if (!IsDefaultGroup(data, g)) shown.push_back(g);
+  }
+  if (shown.empty()) return "";
+  std::string out =
+      "\ncounters (scaled by time enabled / time running; coverage = share of the region's time "
+      "the group was counted):\n";
+  const auto instructions = data.EventIndex("instructions");
+  for (size_t r = 0; r < data.regions.size(); ++r) {
+    if (!RegionSelected(data, r, options.region)) continue;
+    const Region& region = data.regions[r];
+    absl::StrAppendFormat(&out, "  %s\n", region.path);
+    for (size_t g : shown) {
+      const GroupInfo& group = data.layout.groups[g];
+      std::vector<std::string> names;
+      for (size_t i = 0; i < group.num_events; ++i) names.push_back(data.layout.events[group.first_event + i].name);
+      const std::optional<double> coverage = GroupCoverage(region, g);
+      std::string values;
+      if (!coverage || *coverage <= 0) {
+        values = "not measured (the group never counted in this region)";
+      } else {
+        std::vector<std::string> cells;
+        for (size_t i = 0; i < group.num_events; ++i) {
+          const std::optional<double> v = ScaledRegionCount(data, region, group.first_event + i);
+          cells.push_back(absl::StrFormat("%s %s", names[i], v ? FormatCount(*v) : "not measured"));
+        }
+        values = absl::StrFormat("coverage %3.0f%%  %s", *coverage * 100, absl::StrJoin(cells, "  "));
+      }
+      absl::StrAppendFormat(&out, "    group %d {%s}: %s\n", g, absl::StrJoin(names, ","), values);
+    }
+    if (instructions) {
+      const std::optional<double> count = ScaledRegionCount(data, region, *instructions);
+      const RegionTotals totals = Totals(region, 0);
+      if (count && totals.calls > 0 && *count / static_cast<double>(totals.calls) < kShortRegionInstructions) {
+        absl::StrAppendFormat(&out,
+                              "    too short to trust: %s instructions per call (< %s); counts per "
+                              "call are dominated by read overhead and skid\n",
+                              FormatCount(*count / static_cast<double>(totals.calls)),
+                              WithThousands(static_cast<uint64_t>(kShortRegionInstructions)));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace td

@@ -1,0 +1,158 @@
+// Which groups a run opens, and how their multiplexed counts are reported.
+#include "runtime/counters/event_selection.h"
+
+#include <linux/perf_event.h>
+
+#include <algorithm>
+
+#include "gtest/gtest.h"
+#include "runtime/counters/perf_event_backend.h"
+#include "runtime/report/counter_text.h"
+
+namespace td {
+namespace {
+
+const DefinitionLibrary& Library() {
+  static const auto* library = new DefinitionLibrary(*DefinitionLibrary::Load());
+  return *library;
+}
+
+const MetricSet& Metrics(const std::string& uarch) {
+  static auto* sets = new std::map<std::string, MetricSet>;
+  auto it = sets->find(uarch);
+  if (it == sets->end()) it = sets->emplace(uarch, *Library().ForUarch(uarch)).first;
+  return it->second;
+}
+
+SelectionInput WithPmu(const std::string& uarch, int level) {
+  SelectionInput input;
+  input.hardware_available = true;
+  input.metrics = &Metrics(uarch);
+  input.library = &Library();
+  input.level = level;
+  return input;
+}
+
+bool Has(const std::vector<EventInfo>& group, const std::string& name) {
+  return std::any_of(group.begin(), group.end(), [&](const EventInfo& e) { return e.name == name; });
+}
+
+TEST(SelectEvents, SoftwareEventsCountAndHardwareOnesSaySkippedWithoutAPmu) {
+  SelectionInput input;
+  input.td_events = "minor-faults,{major-faults,cpu-clock},cycles,skl::UOPS_ISSUED:ANY,no_such_event";
+  input.hardware_reason = "no hardware PMU";
+  input.library = &Library();
+  const EventSelection s = SelectEvents(input);
+  ASSERT_EQ(s.groups.size(), 3u) << "software events each in a group of their own";
+  EXPECT_EQ(s.groups[0][0].name, "minor-faults");
+  EXPECT_EQ(s.groups[2][0].name, "cpu-clock");
+  ASSERT_EQ(s.notices.size(), 2u);
+  EXPECT_NE(s.notices[0].find("software events never multiplex"), std::string::npos);
+  EXPECT_EQ(s.notices[1], "TD_EVENTS: hardware events cycles, skl::UOPS_ISSUED:ANY not counted: no hardware PMU");
+  ASSERT_EQ(s.errors.size(), 1u);
+  EXPECT_NE(s.errors[0].find("no_such_event"), std::string::npos) << s.errors[0];
+}
+
+TEST(SelectEvents, DefaultsAreTheFormulaEventsPlannedIntoSchedulableGroups) {
+  for (const std::string uarch : {"skl", "icl", "spr", "zen4", "neoverse_v2"}) {
+    const SelectionInput input = WithPmu(uarch, 1);
+    const EventSelection s = SelectEvents(input);
+    EXPECT_TRUE(s.errors.empty()) << uarch << ": " << (s.errors.empty() ? "" : s.errors[0]);
+    ASSERT_FALSE(s.groups.empty()) << uarch;
+    for (const auto& group : s.groups) {
+      EXPECT_TRUE(CheckSchedulable(group, Metrics(uarch).counters, input.plan).ok()) << uarch;
+    }
+  }
+  const EventSelection s = SelectEvents(WithPmu("skl", 1));
+  bool frontend = false;
+  for (const auto& g : s.groups) frontend |= Has(g, "IDQ_UOPS_NOT_DELIVERED.CORE");
+  EXPECT_TRUE(frontend) << "Frontend_Bound's event is collected on Skylake";
+}
+
+TEST(SelectEvents, IceLakeCollectsTheSlotsLedMetricsGroup) {
+  const EventSelection s = SelectEvents(WithPmu("icl", 1));
+  const auto metrics_group = std::find_if(s.groups.begin(), s.groups.end(), [](const auto& g) {
+    return std::any_of(g.begin(), g.end(), [](const EventInfo& e) { return e.perf_config == 0x8000; });
+  });
+  ASSERT_NE(metrics_group, s.groups.end());
+  EXPECT_EQ(metrics_group->front().perf_config, 0x400u) << "slots leads";
+}
+
+TEST(SelectEvents, PassesSplitTheHardwareGroups) {
+  SelectionInput input = WithPmu("skl", 3);
+  const EventSelection all = SelectEvents(input);
+  ASSERT_GE(all.hardware_groups_planned, 2);
+  size_t total = 0;
+  for (int pass = 1; pass <= 2; ++pass) {
+    input.pass = pass;
+    input.passes = 2;
+    const EventSelection part = SelectEvents(input);
+    EXPECT_EQ(part.hardware_groups_planned, all.hardware_groups_planned);
+    total += part.groups.size();
+  }
+  EXPECT_EQ(total, all.groups.size()) << "every group in exactly one pass";
+}
+
+TEST(SelectEvents, ImpossibleGroupIsAnErrorAndTheRestStillCounts) {
+  SelectionInput input = WithPmu("skl", 2);
+  input.td_events = "{r010e,r020e,r040e,r080e,r01c2},instructions";
+  const EventSelection s = SelectEvents(input);
+  ASSERT_EQ(s.errors.size(), 1u);
+  EXPECT_NE(s.errors[0].find("TD_EVENTS: group can never be scheduled"), std::string::npos) << s.errors[0];
+  ASSERT_EQ(s.groups.size(), 1u);
+  EXPECT_EQ(s.groups[0][0].name, "instructions");
+}
+
+// A run with a second, multiplexed group: half of one region, none of another.
+RunData MultiplexedRun() {
+  RunData data;
+  data.layout = SoftwareLayout();
+  EventInfo instructions;
+  instructions.name = "instructions";
+  instructions.unit = "count";
+  instructions.perf_type = PERF_TYPE_HARDWARE;
+  instructions.perf_config = PERF_COUNT_HW_INSTRUCTIONS;
+  instructions.hardware = true;
+  data.layout.AddGroup({instructions});
+  data.threads = {{0, 10, false, true, ""}};
+  Region half{"half", "half", -1, {}, {}};
+  RegionOnThread t{0, 1, 0, 0, 0, 1000, 1000, {}, {}};
+  t.events = {{0, 0}, {1000, 1000}, {0, 0}, {0, 0}, {500000, 500000}};
+  t.groups = {{1000, 1000}, {1000, 500}};
+  half.threads.push_back(t);
+  Region never{"never", "never", -1, {}, {}};
+  t.events.back() = {0, 0};
+  t.groups = {{1000, 1000}, {1000, 0}};
+  never.threads.push_back(t);
+  Region tiny{"tiny", "tiny", -1, {}, {}};
+  t.calls = 10;
+  t.events.back() = {30000, 30000};
+  t.groups = {{1000, 1000}, {1000, 1000}};
+  tiny.threads.push_back(t);
+  data.regions = {half, never, tiny};
+  return data;
+}
+
+TEST(Coverage, ScaledCountsCoverageAndNotMeasured) {
+  const RunData data = MultiplexedRun();
+  EXPECT_DOUBLE_EQ(*GroupCoverage(data.regions[0], 1), 0.5);
+  EXPECT_DOUBLE_EQ(*GroupCoverage(data.regions[1], 1), 0.0);
+  EXPECT_DOUBLE_EQ(*ScaledRegionCount(data, data.regions[0], 4), 1000000.0) << "500,000 × 1000/500";
+  EXPECT_FALSE(ScaledRegionCount(data, data.regions[1], 4).has_value()) << "never ran: not 0";
+  const std::string text = FormatCounterSection(data, {});
+  EXPECT_NE(text.find("group 1 {instructions}: coverage  50%  instructions 1,000,000"), std::string::npos) << text;
+  EXPECT_NE(text.find("never\n    group 1 {instructions}: not measured"), std::string::npos) << text;
+  EXPECT_NE(text.find("too short to trust: 3,000 instructions per call"), std::string::npos) << text;
+  EXPECT_EQ(text.find("half\n    group 1 {instructions}: coverage  50%  instructions 1,000,000\n    too short"),
+            std::string::npos)
+      << "1,000,000 instructions in one call is long enough";
+}
+
+TEST(Coverage, OnlyTheDefaultGroupPrintsNothing) {
+  RunData data;
+  data.layout = SoftwareLayout();
+  EXPECT_EQ(FormatCounterSection(data, {}), "");
+}
+
+}  // namespace
+}  // namespace td
