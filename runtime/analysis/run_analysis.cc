@@ -5,20 +5,21 @@
 #include "absl/strings/str_format.h"
 #include "runtime/analysis/event_names.h"
 #include "runtime/analysis/perf_case.h"
+#include "runtime/report/counter_text.h"
 
 namespace td {
 
+size_t GroupOfEvent(const CounterLayout& layout, size_t event_index) {
+  for (size_t g = 0; g < layout.groups.size(); ++g) {
+    const GroupInfo& info = layout.groups[g];
+    if (event_index >= info.first_event && event_index < info.first_event + info.num_events) return g;
+  }
+  return layout.groups.size();
+}
+
 std::optional<double> ScaledRegionCount(const RunData& data, const Region& region,
                                         size_t event_index, bool exclusive) {
-  const size_t group = [&] {
-    for (size_t g = 0; g < data.layout.groups.size(); ++g) {
-      const GroupInfo& info = data.layout.groups[g];
-      if (event_index >= info.first_event && event_index < info.first_event + info.num_events) {
-        return g;
-      }
-    }
-    return data.layout.groups.size();
-  }();
+  const size_t group = GroupOfEvent(data.layout, event_index);
   double total = 0;
   bool measured = false;
   for (const RegionOnThread& t : region.threads) {
@@ -83,11 +84,21 @@ RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
                         std::string*) -> std::optional<double> {
         for (const std::string& s : spellings) {
           if (s == "seconds_time_elapsed") return elapsed_s;
-          const auto at = std::find(recorded.begin(), recorded.end(), s);
-          if (at == recorded.end()) continue;
-          const auto index = static_cast<size_t>(at - recorded.begin());
-          const std::optional<double> count = ScaledRegionCount(data, region, index, exclusive);
-          const bool nanoseconds = data.layout.events[index].unit == "ns";
+          // The planner may have put an event in several groups: take the
+          // copy whose group counted longest in this region.
+          std::optional<size_t> best;
+          double best_coverage = -1;
+          for (size_t index = 0; index < recorded.size(); ++index) {
+            if (recorded[index] != s) continue;
+            const double coverage = GroupCoverage(region, GroupOfEvent(data.layout, index)).value_or(0);
+            if (coverage > best_coverage) {
+              best = index;
+              best_coverage = coverage;
+            }
+          }
+          if (!best) continue;
+          const std::optional<double> count = ScaledRegionCount(data, region, *best, exclusive);
+          const bool nanoseconds = data.layout.events[*best].unit == "ns";
           return count && nanoseconds ? std::optional<double>(*count / 1e6) : count;
         }
         return std::nullopt;

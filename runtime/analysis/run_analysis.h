@@ -41,6 +41,9 @@ nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysi
 std::optional<double> ScaledRegionCount(const RunData& data, const Region& region,
                                         size_t event_index, bool exclusive = false);
 
+// The group holding event `event_index` (layout.groups.size() if none).
+size_t GroupOfEvent(const CounterLayout& layout, size_t event_index);
+
 }  // namespace td
 
 #endif  // TD_RUNTIME_ANALYSIS_RUN_ANALYSIS_H_

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "runtime/counters/perf_event_backend.h"
 #include "runtime/report/counter_text.h"
+#include "runtime/report/json_report.h"
 
 namespace td {
 namespace {
@@ -146,6 +147,24 @@ TEST(Coverage, ScaledCountsCoverageAndNotMeasured) {
   EXPECT_EQ(text.find("half\n    group 1 {instructions}: coverage  50%  instructions 1,000,000\n    too short"),
             std::string::npos)
       << "1,000,000 instructions in one call is long enough";
+}
+
+TEST(Coverage, AnEventInTwoGroupsKeepsBothCopiesInJson) {
+  RunData data = MultiplexedRun();
+  EventInfo again = data.layout.events.back();  // "instructions" once more, in group 2
+  data.layout.AddGroup({again});
+  for (Region& r : data.regions) {
+    r.threads[0].events.push_back({7, 7});
+    r.threads[0].groups.push_back({1000, 1000});
+  }
+  const nlohmann::json j = RunToJson(data);
+  const nlohmann::json& counters = j.at("regions")[0].at("threads")[0].at("counters");
+  EXPECT_EQ(counters.at("instructions").at("inclusive"), 500000);
+  EXPECT_EQ(counters.at("instructions@g2").at("inclusive"), 7);
+  auto back = RunFromJson(j);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->regions[0].threads[0].events.back().inclusive, 7u);
+  EXPECT_EQ(GroupOfEvent(back->layout, back->layout.events.size() - 1), 2u);
 }
 
 TEST(Coverage, OnlyTheDefaultGroupPrintsNothing) {
