@@ -87,8 +87,8 @@ absl::StatusOr<MetricSet> MetricsForCpu(const DefinitionLibrary& library, const 
     uarch = forced;
   } else {
     auto key = library.Identify(vendor, family, model, stepping);
-    if (!key.ok()) return key.status();
-    uarch = *key;
+    // An unknown CPU still gets Linux's generic Top-Down events where they encode.
+    uarch = key.ok() ? *key : "generic";
   }
   return library.ForUarch(UarchForPmu(uarch, "cpu_core"));
 }

@@ -37,8 +37,8 @@ struct EventSelection {
 
 EventSelection SelectEvents(const SelectionInput& input);
 
-// The definitions of this CPU (TD_UARCH wins over the identified model); the
-// core PMU's on hybrid parts.
+// The definitions of this CPU (TD_UARCH wins over the identified model; an
+// unknown CPU gets "generic"); the core PMU's on hybrid parts.
 absl::StatusOr<MetricSet> MetricsForCpu(const DefinitionLibrary& library, const std::string& vendor,
                                         int family, int model, int stepping);
 
