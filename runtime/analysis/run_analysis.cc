@@ -5,21 +5,24 @@
 #include "absl/strings/str_format.h"
 #include "runtime/analysis/event_names.h"
 #include "runtime/analysis/perf_case.h"
-#include "runtime/report/counter_text.h"
 
 namespace td {
 
-size_t GroupOfEvent(const CounterLayout& layout, size_t event_index) {
-  for (size_t g = 0; g < layout.groups.size(); ++g) {
-    const GroupInfo& info = layout.groups[g];
-    if (event_index >= info.first_event && event_index < info.first_event + info.num_events) return g;
+std::optional<double> GroupCoverage(const Region& region, size_t group) {
+  double enabled = 0;
+  double running = 0;
+  for (const RegionOnThread& t : region.threads) {
+    if (group >= t.groups.size()) continue;
+    enabled += static_cast<double>(t.groups[group].enabled_ns);
+    running += static_cast<double>(t.groups[group].running_ns);
   }
-  return layout.groups.size();
+  if (enabled <= 0) return std::nullopt;
+  return running / enabled;
 }
 
 std::optional<double> ScaledRegionCount(const RunData& data, const Region& region,
                                         size_t event_index, bool exclusive) {
-  const size_t group = GroupOfEvent(data.layout, event_index);
+  const size_t group = data.layout.GroupOf(event_index);
   double total = 0;
   bool measured = false;
   for (const RegionOnThread& t : region.threads) {
@@ -90,7 +93,7 @@ RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
           double best_coverage = -1;
           for (size_t index = 0; index < recorded.size(); ++index) {
             if (recorded[index] != s) continue;
-            const double coverage = GroupCoverage(region, GroupOfEvent(data.layout, index)).value_or(0);
+            const double coverage = GroupCoverage(region, data.layout.GroupOf(index)).value_or(0);
             if (coverage > best_coverage) {
               best = index;
               best_coverage = coverage;

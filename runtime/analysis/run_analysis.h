@@ -41,8 +41,10 @@ nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysi
 std::optional<double> ScaledRegionCount(const RunData& data, const Region& region,
                                         size_t event_index, bool exclusive = false);
 
-// The group holding event `event_index` (layout.groups.size() if none).
-size_t GroupOfEvent(const CounterLayout& layout, size_t event_index);
+// Σ running / Σ enabled of `group` over the region's threads: the share of
+// the region's time the group was counted. nullopt when no thread had it
+// enabled; 0 when enabled but never counted.
+std::optional<double> GroupCoverage(const Region& region, size_t group);
 
 }  // namespace td
 

@@ -21,8 +21,6 @@
 #include "runtime/counters/event_spec.h"
 #include "runtime/counters/papi_backend.h"
 #include "runtime/counters/perf_event_backend.h"
-#include "runtime/analysis/perf_case.h"
-#include "runtime/machine/machine_info.h"
 #include "runtime/regions/merge_threads.h"
 #include "runtime/report/json_report.h"
 #include "runtime/report/output_files.h"
@@ -145,27 +143,8 @@ bool Runtime::StartPapi(const Availability& availability) {
 // The groups of TD_EVENTS, or by default the Top-Down events of this CPU
 // when it has a PMU; each planned to fit the counters.
 void Runtime::AddSelectedGroups(Availability* availability, CounterLayout* layout) {
-  if (config_.events.empty() && !availability->hardware_counters) return;
-  auto library = DefinitionLibrary::Load();
-  if (!library.ok()) {
-    Report(Severity::kError, std::string(library.status().message()));
-    return;
-  }
-  const MachineInfo machine = DescribeThisMachine();
-  const absl::StatusOr<MetricSet> metrics = MetricsForCpu(*library, machine.cpu_vendor, machine.cpu_family,
-                                                          machine.cpu_model, machine.cpu_stepping);
-  SelectionInput input;
-  input.td_events = config_.events;
-  input.level = config_.level;
-  input.hardware_available = availability->hardware_counters;
-  input.hardware_reason = availability->hardware_reason;
-  input.metrics = metrics.ok() ? &*metrics : nullptr;
-  input.library = &*library;
-  input.plan.smt_on = machine.smt_active != 0;
-  input.plan.nmi_watchdog = machine.nmi_watchdog == 1;
-  input.pass = config_.pass;
-  input.passes = config_.passes;
-  EventSelection selection = SelectEvents(input);
+  EventSelection selection =
+      SelectForThisMachine(config_.events, config_.level, *availability, config_.pass, config_.passes);
   for (auto& e : selection.errors) Report(Severity::kError, std::move(e));
   for (auto& n : selection.notices) Report(Severity::kNotice, std::move(n));
   size_t hardware_groups = 0;
@@ -215,7 +194,9 @@ ThreadState* Runtime::AttachThisThread() {
     auto opened = backend_->OpenForCurrentThread();
     if (opened.ok()) {
       counters = std::move(*opened);
-      if (const std::string unopened = counters->Unopened(); !unopened.empty()) {
+      // Every thread opens the same groups: say it once, not per thread.
+      static std::atomic<bool> said{false};
+      if (const std::string unopened = counters->Unopened(); !unopened.empty() && !said.exchange(true)) {
         Report(Severity::kWarning, "counters: " + unopened + "; those groups read as not measured");
       }
     } else {

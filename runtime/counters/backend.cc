@@ -15,6 +15,15 @@ size_t CounterLayout::AddGroup(std::vector<EventInfo> group_events) {
   return groups.size() - 1;
 }
 
+size_t CounterLayout::GroupOf(size_t event_index) const {
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (event_index >= groups[g].first_event && event_index < groups[g].first_event + groups[g].num_events) {
+      return g;
+    }
+  }
+  return groups.size();
+}
+
 namespace {
 
 class NullBackend final : public CounterBackend {

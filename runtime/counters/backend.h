@@ -45,6 +45,8 @@ struct CounterLayout {
   size_t ValueWord(size_t group, size_t index_in_group) const {
     return groups[group].word_offset + kHeaderWords + index_in_group;
   }
+  // The group holding event `event_index` (groups.size() if none).
+  size_t GroupOf(size_t event_index) const;
   // Appends a group of events and returns its index.
   size_t AddGroup(std::vector<EventInfo> group_events);
 };

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "runtime/analysis/perf_case.h"
 #include "runtime/counters/event_spec.h"
+#include "runtime/machine/machine_info.h"
 
 namespace td {
 namespace {
@@ -184,6 +185,36 @@ EventSelection SelectEvents(const SelectionInput& input) {
     }
   }
   return out;
+}
+
+}  // namespace td
+
+namespace td {
+
+EventSelection SelectForThisMachine(const std::string& td_events, int level, const Availability& availability,
+                                    int pass, int passes) {
+  if (td_events.empty() && !availability.hardware_counters) return {};
+  auto library = DefinitionLibrary::Load();
+  if (!library.ok()) {
+    EventSelection failed;
+    failed.errors.push_back(std::string(library.status().message()));
+    return failed;
+  }
+  const MachineInfo machine = DescribeThisMachine();
+  const absl::StatusOr<MetricSet> metrics =
+      MetricsForCpu(*library, machine.cpu_vendor, machine.cpu_family, machine.cpu_model, machine.cpu_stepping);
+  SelectionInput input;
+  input.td_events = td_events;
+  input.level = level;
+  input.hardware_available = availability.hardware_counters;
+  input.hardware_reason = availability.hardware_reason;
+  input.metrics = metrics.ok() ? &*metrics : nullptr;
+  input.library = &*library;
+  input.plan.smt_on = machine.smt_active != 0;
+  input.plan.nmi_watchdog = machine.nmi_watchdog == 1;
+  input.pass = pass;
+  input.passes = passes;
+  return SelectEvents(input);
 }
 
 }  // namespace td

@@ -37,6 +37,12 @@ struct EventSelection {
 
 EventSelection SelectEvents(const SelectionInput& input);
 
+// SelectEvents for the machine this runs on: its definitions (MetricsForCpu),
+// SMT and NMI-watchdog state; the runtime and `td run` both plan with it, so
+// `td run --passes auto` counts the groups the runs will open.
+EventSelection SelectForThisMachine(const std::string& td_events, int level, const Availability& availability,
+                                    int pass = 1, int passes = 1);
+
 // The definitions of this CPU (TD_UARCH wins over the identified model; an
 // unknown CPU gets "generic"); the core PMU's on hybrid parts.
 absl::StatusOr<MetricSet> MetricsForCpu(const DefinitionLibrary& library, const std::string& vendor,

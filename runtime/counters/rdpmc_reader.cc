@@ -15,7 +15,7 @@ uint64_t ReadPmcInstruction(uint32_t index) {
   return (static_cast<uint64_t>(high) << 32) | low;
 #else
   (void)index;
-  return 0;  // other architectures: pages report cap_user_rdpmc = 0 to td (see backend)
+  return 0;  // other architectures read their counters differently; not wired up yet
 #endif
 }
 

@@ -21,18 +21,6 @@ std::string FormatCount(double value) {
 
 }  // namespace
 
-std::optional<double> GroupCoverage(const Region& region, size_t group) {
-  double enabled = 0;
-  double running = 0;
-  for (const RegionOnThread& t : region.threads) {
-    if (group >= t.groups.size()) continue;
-    enabled += static_cast<double>(t.groups[group].enabled_ns);
-    running += static_cast<double>(t.groups[group].running_ns);
-  }
-  if (enabled <= 0) return std::nullopt;
-  return running / enabled;
-}
-
 std::string FormatCounterSection(const RunData& data, const TextReportOptions& options) {
   std::vector<size_t> shown;
   for (size_t g = 0; g < data.layout.groups.size(); ++g) {

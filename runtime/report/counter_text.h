@@ -16,10 +16,6 @@ namespace td {
 // marked: below it, the read overhead and skid are a large part of the count.
 inline constexpr double kShortRegionInstructions = 12000;
 
-// Σ running / Σ enabled of `group` over the region's threads; nullopt when no
-// thread had the group enabled. 0 means enabled but never counted.
-std::optional<double> GroupCoverage(const Region& region, size_t group);
-
 // Empty when the run counted only the default software group.
 std::string FormatCounterSection(const RunData& data, const TextReportOptions& options);
 

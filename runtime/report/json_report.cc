@@ -17,13 +17,7 @@ namespace {
 std::string CounterKey(const CounterLayout& layout, size_t index) {
   const std::string& name = layout.events[index].name;
   for (size_t earlier = 0; earlier < index; ++earlier) {
-    if (layout.events[earlier].name != name) continue;
-    for (size_t g = 0; g < layout.groups.size(); ++g) {
-      const GroupInfo& group = layout.groups[g];
-      if (index >= group.first_event && index < group.first_event + group.num_events) {
-        return absl::StrFormat("%s@g%d", name, g);
-      }
-    }
+    if (layout.events[earlier].name == name) return absl::StrFormat("%s@g%d", name, layout.GroupOf(index));
   }
   return name;
 }

@@ -404,8 +404,7 @@ namespace {
 // when the machine has no PMU, and bad names reported without losing the run.
 TEST(Scenario, TdEventsOpensRequestedSoftwareGroups) {
   const ScenarioRun run =
-      RunScenario(TD_SCENARIO_APP, "pagefaults",
-                  {"TD_EVENTS=minor-faults,{major-faults,cpu-clock},not_an_event", "TD_OUTPUT=stderr"});
+      RunApp("pagefaults", {"TD_EVENTS=minor-faults,{major-faults,cpu-clock},not_an_event", "TD_OUTPUT=stderr"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   ASSERT_EQ(run.reports.size(), 1u) << run.err;
   const nlohmann::json& report = run.reports[0];
@@ -423,16 +422,10 @@ TEST(Scenario, TdEventsOpensRequestedSoftwareGroups) {
   EXPECT_NE(run.err.find("not_an_event"), std::string::npos) << run.err;
 }
 
-}  // namespace
-}  // namespace td::testing
-
-namespace td::testing {
-namespace {
-
 // On a machine with a PMU: a loop of exactly 20,000,000 instructions counts
 // within 1 %. Elsewhere it says why it is skipped.
 TEST(HardwareCounters, KnownLoopInstructionsWithinOnePercent) {
-  const ScenarioRun run = RunScenario(TD_SCENARIO_APP, "known_loop", {"TD_EVENTS=instructions", "TD_OUTPUT=none"});
+  const ScenarioRun run = RunApp("known_loop", {"TD_EVENTS=instructions", "TD_OUTPUT=none"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   ASSERT_EQ(run.reports.size(), 1u);
   const nlohmann::json& report = run.reports[0];
@@ -448,16 +441,10 @@ TEST(HardwareCounters, KnownLoopInstructionsWithinOnePercent) {
   EXPECT_NEAR(SumCounter(*region, "instructions"), 20e6, 0.01 * 20e6);
 }
 
-}  // namespace
-}  // namespace td::testing
-
-namespace td::testing {
-namespace {
-
 // TD_BACKEND=papi: where PAPI cannot count (no PMU: its perf_event component
 // is disabled) one error line says why and the run falls back to perf_event.
 TEST(Scenario, PapiBackendSaysWhyItCannotCount) {
-  const ScenarioRun run = RunScenario(TD_SCENARIO_APP, "nested", {"TD_BACKEND=papi", "TD_OUTPUT=none"});
+  const ScenarioRun run = RunApp("nested", {"TD_BACKEND=papi", "TD_OUTPUT=none"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   ASSERT_EQ(run.reports.size(), 1u);
   const std::string backend = run.reports[0].at("backend").at("name");

@@ -164,7 +164,7 @@ TEST(Coverage, AnEventInTwoGroupsKeepsBothCopiesInJson) {
   auto back = RunFromJson(j);
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->regions[0].threads[0].events.back().inclusive, 7u);
-  EXPECT_EQ(GroupOfEvent(back->layout, back->layout.events.size() - 1), 2u);
+  EXPECT_EQ(back->layout.GroupOf(back->layout.events.size() - 1), 2u);
 }
 
 TEST(Coverage, OnlyTheDefaultGroupPrintsNothing) {

@@ -3,19 +3,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
-#include "runtime/analysis/perf_case.h"
-#include "runtime/analysis/run_analysis.h"
+#include "runtime/core/config.h"
 #include "runtime/counters/availability.h"
 #include "runtime/counters/event_selection.h"
-#include "runtime/machine/machine_info.h"
 #include "runtime/report/json_report.h"
 #include "runtime/report/merge_passes.h"
 #include "runtime/report/output_files.h"
@@ -37,23 +35,11 @@ int PlannedHardwareGroups(std::string* why_one) {
     *why_one = "no hardware counters (" + availability.hardware_reason + "): one pass measures all there is";
     return 0;
   }
-  auto library = DefinitionLibrary::Load();
-  if (!library.ok()) {
-    *why_one = std::string(library.status().message());
-    return 0;
-  }
-  const MachineInfo machine = DescribeThisMachine();
-  const absl::StatusOr<MetricSet> metrics = MetricsForCpu(*library, machine.cpu_vendor, machine.cpu_family,
-                                                          machine.cpu_model, machine.cpu_stepping);
-  SelectionInput input;
-  if (const char* events = std::getenv("TD_EVENTS")) input.td_events = events;
-  if (const char* level = std::getenv("TD_LEVEL")) absl::SimpleAtoi(level, &input.level);
-  input.hardware_available = true;
-  input.metrics = metrics.ok() ? &*metrics : nullptr;
-  input.library = &*library;
-  input.plan.smt_on = machine.smt_active != 0;
-  input.plan.nmi_watchdog = machine.nmi_watchdog == 1;
-  return SelectEvents(input).hardware_groups_planned;
+  std::vector<std::string> errors;  // TD_* mistakes: each pass's runtime reports them
+  const Config config = ReadConfig([](const char* name) { return std::getenv(name); }, &errors);
+  const EventSelection selection = SelectForThisMachine(config.events, config.level, availability);
+  if (!selection.errors.empty()) *why_one = selection.errors.front();
+  return selection.hardware_groups_planned;
 }
 
 // Runs the program once with TD_PASS=k/n; its JSON lands in `dir`.
