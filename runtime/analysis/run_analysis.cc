@@ -37,6 +37,26 @@ std::optional<double> ScaledRegionCount(const RunData& data, const Region& regio
   return measured ? std::optional<double>(total) : std::nullopt;
 }
 
+void AddSocketTraffic(const RunData& data, const Region& region, bool exclusive, TopDownResult* result) {
+  double read = 0, write = 0, total = 0;
+  bool measured = false;
+  for (size_t e = 0; e < data.layout.events.size(); ++e) {
+    const EventInfo& event = data.layout.events[e];
+    if (!event.system_wide() || event.bytes_per_count <= 0) continue;
+    const std::optional<double> count = ScaledRegionCount(data, region, e, exclusive);
+    if (!count) continue;
+    measured = true;
+    const double bytes = *count * event.bytes_per_count;
+    (event.traffic == "read" ? read : event.traffic == "write" ? write : total) += bytes;
+  }
+  if (!measured) return;
+  if (read > 0 || write > 0) {
+    result->metrics.push_back({"Socket_Read_Bytes", read});
+    result->metrics.push_back({"Socket_Write_Bytes", write});
+  }
+  result->metrics.push_back({"Socket_Memory_Bytes", read + write + total});
+}
+
 RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
                        const std::string& uarch_override, std::optional<double> peak_gbps) {
   RunAnalysis analysis;
@@ -107,6 +127,7 @@ RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
         return std::nullopt;
       };
       TopDownResult result = AnalyzeCounts(*set, lookup, options);
+      AddSocketTraffic(data, region, exclusive, &result);
       Diagnose(static_cast<int>(region.threads.size()), peak_gbps, &result);
       (exclusive ? analysis.exclusive : analysis.regions).push_back(std::move(result));
     }

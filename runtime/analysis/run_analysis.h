@@ -41,6 +41,11 @@ nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysi
 std::optional<double> ScaledRegionCount(const RunData& data, const Region& region,
                                         size_t event_index, bool exclusive = false);
 
+// Memory-controller bytes of the region's time window (socket-wide, from the
+// events with a cpu and bytes_per_count) as metrics Socket_Read_Bytes,
+// Socket_Write_Bytes and Socket_Memory_Bytes; nothing when none was counted.
+void AddSocketTraffic(const RunData& data, const Region& region, bool exclusive, TopDownResult* result);
+
 // Σ running / Σ enabled of `group` over the region's threads: the share of
 // the region's time the group was counted. nullopt when no thread had it
 // enabled; 0 when enabled but never counted.

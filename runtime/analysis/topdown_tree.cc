@@ -130,15 +130,17 @@ void Diagnose(int threads, std::optional<double> peak_gbps, TopDownResult* resul
   // Bandwidth: the region's DRAM read rate against the measured peak, and
   // the MEM_Bandwidth node where the definitions have it.
   std::vector<std::string> bandwidth_evidence;
-  const auto bytes = result->MetricValue("DRAM_Read_Bytes");
+  // Socket-wide controller counts when they were opened, else the per-thread lower bound.
+  const auto socket_bytes = result->MetricValue("Socket_Memory_Bytes");
+  const auto bytes = socket_bytes ? socket_bytes : result->MetricValue("DRAM_Read_Bytes");
   const auto seconds = result->MetricValue("Elapsed_Seconds");
   if (bytes && seconds && *seconds > 0 && peak_gbps && *peak_gbps > 0) {
     const double gbps = *bytes / *seconds / 1e9;
     if (gbps >= kBandwidthFlagShare * *peak_gbps) {
       bandwidth_evidence.push_back(absl::StrFormat(
-          "%.1f GB/s of DRAM reads (at least) = %.0f%% of this machine's measured triad peak "
-          "%.1f GB/s",
-          gbps, 100 * gbps / *peak_gbps, *peak_gbps));
+          "%.1f GB/s %s = %.0f%% of this machine's measured triad peak %.1f GB/s", gbps,
+          socket_bytes ? "of memory traffic on the socket (controller counts)" : "of DRAM reads (at least)",
+          100 * gbps / *peak_gbps, *peak_gbps));
     }
   }
   if (bandwidth != nullptr && bandwidth->flagged) bandwidth_evidence.push_back(Evidence(*bandwidth));

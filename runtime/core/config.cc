@@ -48,6 +48,7 @@ Config ReadConfig(const EnvLookup& env, std::vector<std::string>* errors) {
   ReadBool(env, "TD_JSON", &config.write_json, errors);
   ReadBool(env, "TD_QUIET", &config.quiet, errors);
   ReadBool(env, "TD_TRACE", &config.trace, errors);
+  ReadBool(env, "TD_RDPMC", &config.rdpmc, errors);
   if (const char* raw = env("TD_TRACE_EVENTS")) {
     size_t events = 0;
     if (absl::SimpleAtoi(raw, &events) && events >= 16 && events <= (size_t{1} << 26)) {
@@ -80,6 +81,21 @@ Config ReadConfig(const EnvLookup& env, std::vector<std::string>* errors) {
     } else {
       errors->push_back(absl::StrFormat(
           "TD_PASS=\"%s\" is not understood; accepted: k/n with 1 <= k <= n; counting every group", raw));
+    }
+  }
+  if (const char* raw = env("TD_MEMORY")) {
+    const std::string m = Lowercase(raw);
+    if (m == "auto") {
+      config.memory = MemoryMode::kAuto;
+    } else if (m == "socket") {
+      config.memory = MemoryMode::kSocket;
+    } else if (m == "estimate") {
+      config.memory = MemoryMode::kEstimate;
+    } else if (m == "off" || m == "0" || m == "none") {
+      config.memory = MemoryMode::kOff;
+    } else {
+      errors->push_back(absl::StrFormat(
+          "TD_MEMORY=\"%s\" is not understood; accepted: auto, socket, estimate, off; using auto", raw));
     }
   }
   if (const char* out = env("TD_OUTPUT")) config.text_output = out;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/counters/memory_selection.h"
+
 namespace td {
 
 enum class BackendChoice { kPerfEvent, kNone, kReplay, kPapi };
@@ -19,9 +21,11 @@ struct Config {
   std::string replay_file;        // TD_BACKEND=replay:FILE
   bool quiet = false;             // TD_QUIET: no notices on stderr (errors still print)
   bool trace = false;             // TD_TRACE: record a timeline of begin/end events
+  bool rdpmc = true;              // TD_RDPMC: read hardware groups in user space when allowed
   size_t trace_events = 16384;    // TD_TRACE_EVENTS: ring capacity per thread
   std::string events;             // TD_EVENTS: what to count besides the software group
   int level = 2;                  // TD_LEVEL: deepest Top-Down level collected by default
+  MemoryMode memory = MemoryMode::kAuto;  // TD_MEMORY: memory traffic per region
   int pass = 1;                   // TD_PASS=k/n (set by td run): this run counts the
   int passes = 1;                 //   hardware groups g with g % n == k - 1
 };

@@ -109,7 +109,8 @@ void Runtime::Start() {
   } else if (availability.software_counters) {
     CounterLayout layout = SoftwareLayout();
     AddSelectedGroups(&availability, &layout);
-    backend_ = MakePerfEventBackend(std::move(layout), availability, &RealPerfEventOpen);
+    backend_ = MakePerfEventBackend(std::move(layout), availability, &RealPerfEventOpen,
+                                    config_.rdpmc ? UserReads::kAuto : UserReads::kOff);
   } else {
     backend_ = MakeNullBackend(availability);
   }
@@ -144,7 +145,9 @@ bool Runtime::StartPapi(const Availability& availability) {
 // when it has a PMU; each planned to fit the counters.
 void Runtime::AddSelectedGroups(Availability* availability, CounterLayout* layout) {
   EventSelection selection =
-      SelectForThisMachine(config_.events, config_.level, *availability, config_.pass, config_.passes);
+      SelectForThisMachine(config_.events, config_.level, *availability, config_.pass, config_.passes,
+                           config_.memory);
+  if (!selection.memory.empty()) availability->memory = selection.memory;
   for (auto& e : selection.errors) Report(Severity::kError, std::move(e));
   for (auto& n : selection.notices) Report(Severity::kNotice, std::move(n));
   size_t hardware_groups = 0;

@@ -28,6 +28,12 @@ struct EventInfo {
   uint64_t perf_config1 = 0;  // offcore / extra-register value
   bool hardware = false;
   std::string pmu;            // "cpu", "skl", "software": where the encoding came from
+  // Memory traffic: counted system-wide on CPU `cpu` (≥ 0; socket-wide, read
+  // by one thread), bytes = count × bytes_per_count, traffic read/write/total.
+  int cpu = -1;
+  double bytes_per_count = 0;
+  std::string traffic;
+  bool system_wide() const { return cpu >= 0; }
 };
 
 struct GroupInfo {
@@ -59,6 +65,7 @@ struct Availability {
   std::string hardware_reason;   // one line: why not, and the fix if there is one
   std::string hardware_errno;    // e.g. "ENOENT"; empty when not probed or available
   std::string measured;          // one line: what is measured instead
+  std::string memory;            // how memory traffic is measured; "" = not measured
 };
 
 // Counters of one thread. Read() is the hot path.
@@ -70,6 +77,9 @@ class ThreadCounters {
   // Groups that could not be opened on this thread (their words stay 0, so
   // they read as "not measured"), one line; empty when all opened.
   virtual std::string Unopened() const { return ""; }
+  // Group reads served in user space (rdpmc) and by read(), so far.
+  virtual uint64_t user_reads() const { return 0; }
+  virtual uint64_t kernel_reads() const { return 0; }
 };
 
 class CounterBackend {

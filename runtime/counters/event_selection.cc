@@ -57,6 +57,55 @@ absl::StatusOr<EventInfo> EncodeDefinedEvent(const std::string& name, const Metr
 
 bool IsSoftware(const EventInfo& e) { return e.perf_type == PERF_TYPE_SOFTWARE; }
 
+constexpr const char* kEstimateOrigin = "DRAM_Read_Bytes";
+
+// Memory traffic (TD_MEMORY): the socket's memory controllers when they can
+// be opened, else — in auto and estimate modes — the per-thread
+// DRAM_Read_Bytes events as one more request for the planner. Says what was
+// chosen in `out->memory`.
+struct MemoryChoice {
+  std::vector<std::vector<EventInfo>> socket_groups;
+  std::string why_no_socket;
+};
+
+MemoryChoice SelectMemory(const SelectionInput& input, std::vector<GroupRequest>* hardware, EventSelection* out) {
+  const bool asked = input.memory == MemoryMode::kSocket || input.memory == MemoryMode::kEstimate;
+  if (input.memory == MemoryMode::kOff || (!asked && !input.td_events.empty())) return {};
+  if (!input.hardware_available || input.metrics == nullptr) {
+    if (asked) out->notices.push_back("TD_MEMORY: memory traffic not measured: " + input.hardware_reason);
+    return {};
+  }
+  std::string why_no_socket;
+  if (input.memory != MemoryMode::kEstimate) {
+    if (!input.system_wide_permitted) {
+      why_no_socket =
+          "memory controllers count the whole socket and need perf_event_paranoid <= 0, CAP_PERFMON or root";
+    } else if (auto socket = ResolveSocketCounters(input.metrics->memory, input.sysfs_devices); socket.ok()) {
+      out->memory = "socket-wide memory-controller counts, " + socket->description +
+                    ", read by the first thread that records a region during each of its regions";
+      return {std::move(socket->groups), ""};
+    } else {
+      why_no_socket = std::string(socket.status().message());
+    }
+    if (input.memory == MemoryMode::kSocket) {
+      out->notices.push_back("TD_MEMORY=socket: " + why_no_socket + "; memory traffic not measured");
+      return {};
+    }
+  }
+  const FormulaDefinition* estimate = input.metrics->FindNode("DRAM_Read_Bytes");
+  std::vector<EventInfo> events =
+      estimate != nullptr ? FormulaEvents(*estimate, *input.metrics, input.library) : std::vector<EventInfo>{};
+  if (events.empty()) {
+    out->notices.push_back(absl::StrFormat("memory traffic not measured: %s%sno per-thread estimate for %s",
+                                           why_no_socket, why_no_socket.empty() ? "" : "; ", input.metrics->uarch));
+    return {};
+  }
+  out->memory = "per-thread estimate: DRAM_Read_Bytes = last-level-cache misses x 64 B (reads only, a lower bound)";
+  if (!why_no_socket.empty()) out->memory += "; no socket counts: " + why_no_socket;
+  hardware->push_back({std::move(events), false, kEstimateOrigin});
+  return {{}, why_no_socket};
+}
+
 }  // namespace
 
 std::vector<EventInfo> FormulaEvents(const FormulaDefinition& formula, const MetricSet& metrics,
@@ -146,6 +195,7 @@ EventSelection SelectEvents(const SelectionInput& input) {
       if (!events.empty()) hardware.push_back({std::move(events), false, node.name});
     }
   }
+  const MemoryChoice memory = SelectMemory(input, &hardware, &out);
   if (!skipped_hardware.empty()) {
     out.notices.push_back(absl::StrFormat("TD_EVENTS: hardware events %s not counted: %s",
                                           absl::StrJoin(skipped_hardware, ", "), input.hardware_reason));
@@ -178,11 +228,31 @@ EventSelection SelectEvents(const SelectionInput& input) {
     out.errors.push_back(std::string(planned.status().message()));
     return out;
   }
+  // TD_MEMORY=auto takes the per-thread estimate only where a counter is free:
+  // a group of its own would make every group multiplex.
+  const auto estimate = std::find_if(possible.begin(), possible.end(),
+                                     [](const GroupRequest& r) { return r.origin == kEstimateOrigin; });
+  if (input.memory == MemoryMode::kAuto && estimate != possible.end()) {
+    possible.erase(estimate);
+    auto without = PlanGroups(possible, model, input.plan);
+    if (without.ok() && without->size() < planned->size()) {
+      planned = std::move(without);
+      out.memory.clear();
+      out.notices.push_back(absl::StrFormat(
+          "memory traffic not measured: %s%sthe per-thread estimate (last-level-cache misses) would need a "
+          "counter group of its own; TD_MEMORY=estimate counts it anyway",
+          memory.why_no_socket, memory.why_no_socket.empty() ? "" : "; "));
+    }
+  }
   out.hardware_groups_planned = static_cast<int>(planned->size());
   for (size_t g = 0; g < planned->size(); ++g) {
     if (input.passes <= 1 || static_cast<int>(g % input.passes) == input.pass - 1) {
       out.groups.push_back(std::move((*planned)[g]));
     }
+  }
+  // Memory controllers have counters of their own: the first pass takes them.
+  if (input.pass == 1) {
+    out.groups.insert(out.groups.end(), memory.socket_groups.begin(), memory.socket_groups.end());
   }
   return out;
 }
@@ -192,7 +262,7 @@ EventSelection SelectEvents(const SelectionInput& input) {
 namespace td {
 
 EventSelection SelectForThisMachine(const std::string& td_events, int level, const Availability& availability,
-                                    int pass, int passes) {
+                                    int pass, int passes, MemoryMode memory) {
   if (td_events.empty() && !availability.hardware_counters) return {};
   auto library = DefinitionLibrary::Load();
   if (!library.ok()) {
@@ -214,6 +284,8 @@ EventSelection SelectForThisMachine(const std::string& td_events, int level, con
   input.plan.nmi_watchdog = machine.nmi_watchdog == 1;
   input.pass = pass;
   input.passes = passes;
+  input.memory = memory;
+  input.system_wide_permitted = SystemWideCountingPermitted(machine.perf_event_paranoid);
   return SelectEvents(input);
 }
 

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "runtime/counters/backend.h"
 #include "runtime/counters/group_planner.h"
+#include "runtime/counters/memory_selection.h"
 #include "runtime/uarch/definitions.h"
 
 namespace td {
@@ -26,6 +27,8 @@ struct SelectionInput {
   int pass = 1;                 // keep hardware groups g with g % passes == pass - 1
   int passes = 1;
   std::string sysfs_devices = "/sys/bus/event_source/devices";
+  MemoryMode memory = MemoryMode::kAuto;  // TD_MEMORY; kAuto adds nothing to a TD_EVENTS list
+  bool system_wide_permitted = false;     // may open memory controllers (SystemWideCountingPermitted)
 };
 
 struct EventSelection {
@@ -33,6 +36,7 @@ struct EventSelection {
   int hardware_groups_planned = 0;             // before choosing this pass's share
   std::vector<std::string> errors;             // one line each: bad names, impossible groups
   std::vector<std::string> notices;            // e.g. hardware events skipped without a PMU
+  std::string memory;                          // how memory traffic is measured, one line; "" = not
 };
 
 EventSelection SelectEvents(const SelectionInput& input);
@@ -41,7 +45,7 @@ EventSelection SelectEvents(const SelectionInput& input);
 // SMT and NMI-watchdog state; the runtime and `td run` both plan with it, so
 // `td run --passes auto` counts the groups the runs will open.
 EventSelection SelectForThisMachine(const std::string& td_events, int level, const Availability& availability,
-                                    int pass = 1, int passes = 1);
+                                    int pass = 1, int passes = 1, MemoryMode memory = MemoryMode::kAuto);
 
 // The definitions of this CPU (TD_UARCH wins over the identified model; an
 // unknown CPU gets "generic"); the core PMU's on hybrid parts.

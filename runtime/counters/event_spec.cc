@@ -126,7 +126,18 @@ absl::StatusOr<EventInfo> ResolvePmuTerms(const std::string& spec, const std::st
     return absl::NotFoundError(absl::StrFormat(
         "event \"%s\": PMU \"%s\" does not exist on this machine (no %s)", spec, pmu, dir));
   }
-  const std::vector<std::string> term_list = absl::StrSplit(terms, ',', absl::SkipEmpty());
+  // A bare name the PMU lists under events/ (e.g. uncore_imc_0/cas_count_read/)
+  // stands for the terms written there.
+  std::vector<std::string> term_list;
+  for (const std::string& term : std::vector<std::string>(absl::StrSplit(terms, ',', absl::SkipEmpty()))) {
+    std::string alias;
+    if (in_sysfs && term.find('=') == std::string::npos &&
+        ReadFirstLine(dir + "/events/" + std::string(absl::StripAsciiWhitespace(term)), &alias)) {
+      for (absl::string_view t : absl::StrSplit(alias, ',', absl::SkipEmpty())) term_list.emplace_back(t);
+    } else {
+      term_list.push_back(term);
+    }
+  }
   for (const std::string& term : term_list) {
     const size_t eq = term.find('=');
     const std::string key = absl::AsciiStrToLower(absl::StripAsciiWhitespace(term.substr(0, eq)));

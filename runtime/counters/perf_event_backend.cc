@@ -1,14 +1,17 @@
 #include "runtime/counters/perf_event_backend.h"
 
 #include <errno.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "runtime/counters/availability.h"
+#include "runtime/counters/rdpmc_group.h"
 
 namespace td {
 
@@ -34,47 +37,70 @@ CounterLayout SoftwareLayout() {
 
 namespace {
 
+size_t PageBytes() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
+
+// One opened group: read() into the snapshot, or through its mmap pages.
+struct OpenedGroup {
+  int leader_fd = -1;
+  size_t word_offset = 0;
+  size_t bytes = 0;
+  std::unique_ptr<RdpmcGroupReader> user;  // null: read()
+};
+
 class PerfThreadCounters final : public ThreadCounters {
  public:
-  PerfThreadCounters(const CounterLayout& layout, std::vector<int> leader_fds,
-                     std::vector<int> all_fds, std::string unopened)
-      : all_fds_(std::move(all_fds)), unopened_(std::move(unopened)) {
-    for (size_t g = 0; g < leader_fds.size(); ++g) {
-      if (leader_fds[g] < 0) continue;  // not opened: its block stays 0, "not measured"
-      const GroupInfo& group = layout.groups[g];
-      reads_.push_back({leader_fds[g], group.word_offset,
-                        (CounterLayout::kHeaderWords + group.num_events) * sizeof(uint64_t)});
-    }
-  }
+  PerfThreadCounters(std::vector<OpenedGroup> groups, std::vector<int> all_fds, std::vector<void*> pages,
+                     std::string unopened)
+      : groups_(std::move(groups)),
+        all_fds_(std::move(all_fds)),
+        pages_(std::move(pages)),
+        unopened_(std::move(unopened)) {}
   ~PerfThreadCounters() override {
+    for (void* page : pages_) munmap(page, PageBytes());
     for (int fd : all_fds_) close(fd);
   }
 
-  // One read() per group, straight into the snapshot.
+  // One read() per group straight into the snapshot, or rdpmc per member.
   bool Read(uint64_t* snapshot) override {
     bool ok = true;
-    for (const GroupRead& r : reads_) {
-      ok &= read(r.fd, snapshot + r.word_offset, r.bytes) == static_cast<ssize_t>(r.bytes);
+    for (OpenedGroup& g : groups_) {
+      if (g.user != nullptr) {
+        ok &= g.user->Read(snapshot + g.word_offset);
+      } else {
+        ++kernel_reads_;
+        ok &= read(g.leader_fd, snapshot + g.word_offset, g.bytes) == static_cast<ssize_t>(g.bytes);
+      }
     }
     return ok;
   }
   std::string Unopened() const override { return unopened_; }
+  uint64_t user_reads() const override {
+    uint64_t n = 0;
+    for (const OpenedGroup& g : groups_) n += g.user ? g.user->user_reads() : 0;
+    return n;
+  }
+  uint64_t kernel_reads() const override {
+    uint64_t n = kernel_reads_;
+    for (const OpenedGroup& g : groups_) n += g.user ? g.user->kernel_reads() : 0;
+    return n;
+  }
 
  private:
-  struct GroupRead {
-    int fd;
-    size_t word_offset;
-    size_t bytes;
-  };
-  std::vector<GroupRead> reads_;
+  std::vector<OpenedGroup> groups_;
   std::vector<int> all_fds_;
+  std::vector<void*> pages_;
   std::string unopened_;
+  uint64_t kernel_reads_ = 0;
 };
 
 class PerfEventBackend final : public CounterBackend {
  public:
-  PerfEventBackend(CounterLayout layout, Availability availability, PerfEventOpenFn open_fn)
-      : layout_(std::move(layout)), availability_(std::move(availability)), open_fn_(open_fn) {}
+  PerfEventBackend(CounterLayout layout, Availability availability, PerfEventOpenFn open_fn,
+                   UserReads user_reads)
+      : layout_(std::move(layout)),
+        availability_(std::move(availability)),
+        open_fn_(open_fn),
+        user_reads_(user_reads) {}
 
   std::string_view name() const override { return "perf_event"; }
   const CounterLayout& layout() const override { return layout_; }
@@ -83,10 +109,16 @@ class PerfEventBackend final : public CounterBackend {
   // A group that cannot be opened is left out on this thread (and said so);
   // the others still count. Only when none opens is the thread unmeasured.
   absl::StatusOr<std::unique_ptr<ThreadCounters>> OpenForCurrentThread() override {
-    std::vector<int> leaders;
+    std::vector<OpenedGroup> opened;
     std::vector<int> all;
+    std::vector<void*> pages;
     std::vector<std::string> failures;
+    // Socket-wide groups count once per process: the first thread opens them.
+    pid_t expected = claimed_by_.load();
+    const bool opens_system_wide = expected != getpid() && claimed_by_.compare_exchange_strong(expected, getpid());
     for (const GroupInfo& group : layout_.groups) {
+      const bool system_wide = group.num_events > 0 && layout_.events[group.first_event].system_wide();
+      if (system_wide && !opens_system_wide) continue;  // stays 0 on this thread: not measured here
       std::vector<int> fds;
       std::string failure;
       for (size_t i = 0; i < group.num_events && failure.empty(); ++i) {
@@ -103,10 +135,15 @@ class PerfEventBackend final : public CounterBackend {
       if (!failure.empty()) {
         for (int fd : fds) close(fd);
         failures.push_back(std::move(failure));
-        leaders.push_back(-1);
         continue;
       }
-      leaders.push_back(fds.empty() ? -1 : fds.front());
+      if (fds.empty()) continue;
+      OpenedGroup g;
+      g.leader_fd = fds.front();
+      g.word_offset = group.word_offset;
+      g.bytes = (CounterLayout::kHeaderWords + group.num_events) * sizeof(uint64_t);
+      if (WantsUserReads(group)) g.user = MapForUserReads(group, fds, &pages);
+      opened.push_back(std::move(g));
       all.insert(all.end(), fds.begin(), fds.end());
     }
     if (all.empty() && !failures.empty()) return absl::UnavailableError(failures.front());
@@ -115,7 +152,7 @@ class PerfEventBackend final : public CounterBackend {
       unopened = absl::StrFormat("%d of %d groups not opened: %s", failures.size(), layout_.groups.size(),
                                  failures.front());
     }
-    return std::make_unique<PerfThreadCounters>(layout_, std::move(leaders), std::move(all),
+    return std::make_unique<PerfThreadCounters>(std::move(opened), std::move(all), std::move(pages),
                                                 std::move(unopened));
   }
 
@@ -128,6 +165,10 @@ class PerfEventBackend final : public CounterBackend {
     attr.config1 = event.perf_config1;
     attr.read_format =
         PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+    if (event.system_wide()) {
+      // Memory controllers count the socket; they take no privilege filters.
+      return open_fn_(&attr, -1, event.cpu, leader, PERF_FLAG_FD_CLOEXEC);
+    }
     attr.exclude_hv = 1;
     int fd = open_fn_(&attr, 0, -1, leader, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0 && (errno == EACCES || errno == EPERM)) {
@@ -138,17 +179,54 @@ class PerfEventBackend final : public CounterBackend {
     return fd;
   }
 
+  bool WantsUserReads(const GroupInfo& group) const {
+    if (layout_.events[group.first_event].system_wide()) return false;  // uncore: no user reads
+    if (user_reads_ == UserReads::kAlways) return true;
+    if (user_reads_ == UserReads::kOff || !kUserCounterReadsBuilt) return false;
+    for (size_t i = 0; i < group.num_events; ++i) {
+      if (layout_.events[group.first_event + i].hardware) return true;
+    }
+    return false;  // software events have no user-readable counter
+  }
+
+  // Maps each member's page; null (read() the group) when a map fails.
+  std::unique_ptr<RdpmcGroupReader> MapForUserReads(const GroupInfo& group, const std::vector<int>& fds,
+                                                    std::vector<void*>* all_pages) const {
+    std::vector<void*> mapped;
+    for (int fd : fds) {
+      void* page = mmap(nullptr, PageBytes(), PROT_READ, MAP_SHARED, fd, 0);
+      if (page == MAP_FAILED) {
+        for (void* p : mapped) munmap(p, PageBytes());
+        return nullptr;
+      }
+      mapped.push_back(page);
+    }
+    std::vector<const volatile perf_event_mmap_page*> pages;
+    std::vector<int> fields;
+    for (size_t i = 0; i < mapped.size(); ++i) {
+      pages.push_back(static_cast<const volatile perf_event_mmap_page*>(mapped[i]));
+      fields.push_back(PerfMetricsField(layout_.events[group.first_event + i]));
+    }
+    all_pages->insert(all_pages->end(), mapped.begin(), mapped.end());
+    return std::make_unique<RdpmcGroupReader>(std::move(pages), std::move(fields), fds.front(),
+                                              UserReadHooks{});
+  }
+
   CounterLayout layout_;
   Availability availability_;
   PerfEventOpenFn open_fn_;
+  UserReads user_reads_;
+  std::atomic<pid_t> claimed_by_{0};  // process whose first thread opened the socket-wide groups
 };
 
 }  // namespace
 
 std::unique_ptr<CounterBackend> MakePerfEventBackend(CounterLayout layout,
                                                      Availability availability,
-                                                     PerfEventOpenFn open_fn) {
-  return std::make_unique<PerfEventBackend>(std::move(layout), std::move(availability), open_fn);
+                                                     PerfEventOpenFn open_fn,
+                                                     UserReads user_reads) {
+  return std::make_unique<PerfEventBackend>(std::move(layout), std::move(availability), open_fn,
+                                            user_reads);
 }
 
 }  // namespace td

@@ -15,11 +15,19 @@ namespace td {
 // perf_event_open at all, PMU or not.
 CounterLayout SoftwareLayout();
 
+// Whether markers read groups in user space (rdpmc, rdpmc_group.h).
+enum class UserReads {
+  kOff,     // read() every group
+  kAuto,    // groups with hardware events, on builds that can (x86)
+  kAlways,  // every group, software ones too (tests: their pages send td back to read())
+};
+
 // Opens `layout`'s groups for each thread that asks. `availability` is what
 // the probe found; it travels into reports unchanged.
 std::unique_ptr<CounterBackend> MakePerfEventBackend(CounterLayout layout,
                                                      Availability availability,
-                                                     PerfEventOpenFn open_fn);
+                                                     PerfEventOpenFn open_fn,
+                                                     UserReads user_reads = UserReads::kAuto);
 
 }  // namespace td
 

@@ -5,6 +5,61 @@ namespace {
 
 inline void CompilerBarrier() { asm volatile("" ::: "memory"); }
 
+// Nanoseconds since the kernel last wrote the page's times, from a TSC value:
+// the page gives the TSC → ns conversion as time_offset + cycles * mult >> shift
+// (split in quotient and remainder so the product cannot overflow), and, with
+// cap_user_time_short, a base and mask for a TSC narrower than 64 bits.
+uint64_t NanosecondsSinceUpdate(const volatile perf_event_mmap_page* page, uint64_t cycles) {
+  if (page->cap_user_time_short) cycles = page->time_cycles + ((cycles - page->time_cycles) & page->time_mask);
+  const uint16_t shift = page->time_shift;
+  const uint32_t mult = page->time_mult;
+  const uint64_t quotient = cycles >> shift;
+  const uint64_t remainder = cycles & ((uint64_t{1} << shift) - 1);
+  return page->time_offset + quotient * mult + ((remainder * mult) >> shift);
+}
+
+// The sequence-lock loop shared by the readers: `read_fields` samples what it
+// needs between the two reads of `lock` and returns false when the page
+// forbids a user read; a moved lock means the kernel rewrote the page meanwhile.
+template <typename ReadFields>
+bool UnderPageLock(const volatile perf_event_mmap_page* page, int max_attempts, int* attempts,
+                   ReadFields read_fields) {
+  for (int attempt = 1; attempt <= max_attempts; ++attempt) {
+    const uint32_t sequence = page->lock;
+    CompilerBarrier();
+    const bool allowed = read_fields();
+    CompilerBarrier();
+    if (page->lock != sequence) continue;
+    *attempts = attempt;
+    return allowed;
+  }
+  return false;
+}
+
+bool ReadSample(const volatile perf_event_mmap_page* page, ReadPmcFn read_pmc, ReadTscFn read_tsc,
+                RdpmcSample* sample, int max_attempts) {
+  RdpmcSample s;
+  const bool ok = UnderPageLock(page, max_attempts, &s.attempts, [&] {
+    const uint32_t index = page->index;
+    if (page->cap_user_rdpmc == 0 || index == 0) return false;
+    if (read_tsc != nullptr && page->cap_user_time == 0) return false;
+    s.page_stamp = page->time_enabled;
+    s.time_enabled = s.page_stamp;
+    s.time_running = page->time_running;
+    if (read_tsc != nullptr) {
+      // The event is on a counter (index ≠ 0), so it has been running since the update too.
+      const uint64_t since = NanosecondsSinceUpdate(page, read_tsc());
+      s.time_enabled += since;
+      s.time_running += since;
+    }
+    s.raw = SignExtend(read_pmc(index - 1), page->pmc_width);
+    s.count = static_cast<uint64_t>(page->offset + s.raw);
+    return true;
+  });
+  if (ok) *sample = s;
+  return ok;
+}
+
 }  // namespace
 
 uint64_t ReadPmcInstruction(uint32_t index) {
@@ -15,7 +70,18 @@ uint64_t ReadPmcInstruction(uint32_t index) {
   return (static_cast<uint64_t>(high) << 32) | low;
 #else
   (void)index;
-  return 0;  // other architectures read their counters differently; not wired up yet
+  return 0;  // never called: kUserCounterReadsBuilt is false here
+#endif
+}
+
+uint64_t ReadTscInstruction() {
+#if defined(__x86_64__) || defined(__i386__)
+  uint32_t low = 0;
+  uint32_t high = 0;
+  asm volatile("rdtsc" : "=a"(low), "=d"(high));
+  return (static_cast<uint64_t>(high) << 32) | low;
+#else
+  return 0;
 #endif
 }
 
@@ -27,25 +93,26 @@ int64_t SignExtend(uint64_t value, uint16_t width) {
 
 bool ReadWithRdpmc(const volatile perf_event_mmap_page* page, ReadPmcFn read_pmc, RdpmcSample* sample,
                    int max_attempts) {
-  for (int attempt = 1; attempt <= max_attempts; ++attempt) {
-    const uint32_t sequence = page->lock;
-    CompilerBarrier();
+  return ReadSample(page, read_pmc, nullptr, sample, max_attempts);
+}
+
+bool ReadWithRdpmcNow(const volatile perf_event_mmap_page* page, ReadPmcFn read_pmc, ReadTscFn read_tsc,
+                      RdpmcSample* sample, int max_attempts) {
+  return ReadSample(page, read_pmc, read_tsc, sample, max_attempts);
+}
+
+bool ReadRegisterWithRdpmc(const volatile perf_event_mmap_page* page, ReadPmcFn read_pmc, uint64_t* value,
+                           int max_attempts) {
+  uint64_t v = 0;
+  int attempts = 0;
+  const bool ok = UnderPageLock(page, max_attempts, &attempts, [&] {
     const uint32_t index = page->index;
-    const bool allowed = page->cap_user_rdpmc != 0 && index != 0;
-    int64_t count = page->offset;
-    const uint64_t enabled = page->time_enabled;
-    const uint64_t running = page->time_running;
-    if (allowed) count += SignExtend(read_pmc(index - 1), page->pmc_width);
-    CompilerBarrier();
-    if (page->lock != sequence) continue;  // the kernel updated the page meanwhile
-    if (!allowed) return false;
-    sample->count = static_cast<uint64_t>(count);
-    sample->time_enabled = enabled;
-    sample->time_running = running;
-    sample->attempts = attempt;
+    if (page->cap_user_rdpmc == 0 || index == 0) return false;
+    v = read_pmc(index - 1);
     return true;
-  }
-  return false;
+  });
+  if (ok) *value = v;
+  return ok;
 }
 
 double MetricSlots(uint64_t perf_metrics, uint64_t slots, int field) {

@@ -83,7 +83,8 @@ json RunToJson(const RunData& data) {
       {"hardware_counters",
        {{"available", a.hardware_counters}, {"reason", a.hardware_reason},
         {"errno", a.hardware_errno}}},
-      {"measured", a.measured}};
+      {"measured", a.measured},
+      {"memory", a.memory}};
   json events = json::array();
   json groups = json::array();
   for (size_t g = 0; g < data.layout.groups.size(); ++g) {
@@ -92,14 +93,20 @@ json RunToJson(const RunData& data) {
     for (size_t i = 0; i < group.num_events; ++i) {
       const EventInfo& e = data.layout.events[group.first_event + i];
       names.push_back(e.name);
-      events.push_back({{"name", e.name},
-                        {"unit", e.unit},
-                        {"perf_type", e.perf_type},
-                        {"perf_config", e.perf_config},
-                        {"perf_config1", e.perf_config1},
-                        {"pmu", e.pmu},
-                        {"hardware", e.hardware},
-                        {"group", g}});
+      json event = {{"name", e.name},
+                    {"unit", e.unit},
+                    {"perf_type", e.perf_type},
+                    {"perf_config", e.perf_config},
+                    {"perf_config1", e.perf_config1},
+                    {"pmu", e.pmu},
+                    {"hardware", e.hardware},
+                    {"group", g}};
+      if (e.system_wide()) event["cpu"] = e.cpu;
+      if (e.bytes_per_count > 0) {
+        event["bytes_per_count"] = e.bytes_per_count;
+        event["traffic"] = e.traffic;
+      }
+      events.push_back(std::move(event));
     }
     groups.push_back({{"events", names}});
   }
@@ -200,6 +207,13 @@ absl::Status ReadLayout(const json& j, CounterLayout* layout) {
     if (const auto it = events[i].find("pmu"); it != events[i].end() && it->is_string()) {
       e.pmu = it->get<std::string>();
     }
+    if (const auto it = events[i].find("cpu"); it != events[i].end() && it->is_number_integer()) {
+      e.cpu = it->get<int>();
+    }
+    if (const auto it = events[i].find("bytes_per_count"); it != events[i].end() && it->is_number()) {
+      e.bytes_per_count = it->get<double>();
+      e.traffic = events[i].value("traffic", "total");
+    }
     if (group >= by_group.size()) {
       return absl::InvalidArgumentError(absl::StrFormat("%s: group %d does not exist", w, group));
     }
@@ -272,6 +286,7 @@ absl::StatusOr<RunData> RunFromJson(const json& j) {
   TD_RETURN_IF_ERROR(Get(j, "backend", &backend, "run"));
   TD_RETURN_IF_ERROR(Get(backend, "name", &data.backend, "backend"));
   TD_RETURN_IF_ERROR(Get(backend, "measured", &data.availability.measured, "backend"));
+  data.availability.memory = backend.value("memory", "");
   json sw;
   json hw;
   TD_RETURN_IF_ERROR(Get(backend, "software_counters", &sw, "backend"));

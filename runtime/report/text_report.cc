@@ -199,6 +199,7 @@ std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
     absl::StrAppendFormat(&out, "hardware counters unavailable: %s\n", a.hardware_reason);
   }
   absl::StrAppendFormat(&out, "measured: %s\n", a.measured);
+  if (!a.memory.empty()) absl::StrAppendFormat(&out, "memory traffic: %s\n", a.memory);
   for (const ThreadInfo& t : data.threads) {
     if (!t.counters_measured && a.software_counters) {
       absl::StrAppendFormat(&out, "thread %d: counters not measured: %s\n", t.index,

@@ -71,7 +71,8 @@ void AppendRegion(const std::string& label, const TopDownResult& result,
   const auto flops = result.MetricValue("FLOPs");
   const auto seconds = result.MetricValue("Elapsed_Seconds");
   const auto dram = result.MetricValue("DRAM_Read_Bytes");
-  if (seconds && *seconds > 0 && (flops || dram)) {
+  const auto socket = result.MetricValue("Socket_Memory_Bytes");
+  if (seconds && *seconds > 0 && (flops || dram || socket)) {
     std::string rates;
     if (flops) {
       rates += absl::StrFormat("%.2f GFLOP/s", *flops / *seconds / 1e9);
@@ -79,9 +80,20 @@ void AppendRegion(const std::string& label, const TopDownResult& result,
         rates += absl::StrFormat(" (%.0f%% vector)", 100 * *vector);
       }
     }
+    if (socket) {
+      rates += absl::StrFormat("%s%.2f GB/s memory traffic on the socket", rates.empty() ? "" : ", ",
+                               *socket / *seconds / 1e9);
+      const auto read = result.MetricValue("Socket_Read_Bytes");
+      const auto write = result.MetricValue("Socket_Write_Bytes");
+      if (read && write) {
+        rates += absl::StrFormat(" (read %.2f, write %.2f)", *read / *seconds / 1e9, *write / *seconds / 1e9);
+      }
+    }
     if (dram) {
       rates += absl::StrFormat("%s≥ %.2f GB/s DRAM reads", rates.empty() ? "" : ", ",
                                *dram / *seconds / 1e9);
+    }
+    if (dram || socket) {
       if (analysis.peak_gbps) {
         rates += absl::StrFormat(" (peak %.1f GB/s from td calibrate)", *analysis.peak_gbps);
       }

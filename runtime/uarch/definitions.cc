@@ -179,6 +179,14 @@ absl::Status AddConstants(const json& constants, const std::string& file, Metric
   return absl::OkStatus();
 }
 
+// A family-wide object of a file with the uarch's own fields laid over it.
+json FamilySection(const json& file, const json& uarch, const char* key) {
+  json section = file.value(key, json::object());
+  const json overrides = uarch.value(key, json::object());
+  for (const auto& [k, v] : overrides.items()) section[k] = v;
+  return section;
+}
+
 }  // namespace
 
 absl::StatusOr<MetricSet> DefinitionLibrary::ForUarch(const std::string& uarch) const {
@@ -214,13 +222,18 @@ absl::StatusOr<MetricSet> DefinitionLibrary::ForUarchUnchecked(const std::string
       if (!everywhere) {
         if (!uarchs[uarch].is_object()) return FileError(file.name, "uarchs." + uarch + " must be an object");
         set.libpfm_pmu = uarchs[uarch].value("libpfm_pmu", set.libpfm_pmu);
-        // Family-wide counters, each field overridable per uarch.
-        json counters = j.value("counters", json::object());
-        const json overrides = uarchs[uarch].value("counters", json::object());
-        for (const auto& [k, v] : overrides.items()) counters[k] = v;
+        // Family-wide counter and memory models, each field overridable per uarch.
+        const json counters = FamilySection(j, uarchs[uarch], "counters");
         if (!counters.empty()) {
           set.counters = CounterModel{};
           if (auto s = ParseCounterModel(counters, &set.counters); !s.ok()) {
+            return FileError(file.name, absl::StrFormat("uarch %s: %s", uarch, s.message()));
+          }
+        }
+        const json memory = FamilySection(j, uarchs[uarch], "memory");
+        if (!memory.empty()) {
+          set.memory = MemoryModel{};
+          if (auto s = ParseMemoryModel(memory, &set.memory); !s.ok()) {
             return FileError(file.name, absl::StrFormat("uarch %s: %s", uarch, s.message()));
           }
         }

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "runtime/analysis/expression.h"
 #include "runtime/uarch/counter_model.h"
+#include "runtime/uarch/memory_model.h"
 
 namespace td {
 
@@ -54,6 +55,7 @@ struct MetricSet {
   std::vector<FormulaDefinition> auxiliaries;
   std::vector<EventDefinition> events;
   CounterModel counters;  // unknown (general == 0) when no file describes them
+  MemoryModel memory;     // empty when no file describes it
 
   const FormulaDefinition* FindNode(const std::string& name) const;
   const FormulaDefinition* FindAuxiliary(const std::string& name) const;

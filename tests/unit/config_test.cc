@@ -25,6 +25,7 @@ TEST(Config, DefaultsWhenNothingIsSet) {
   EXPECT_EQ(c.json_dir, ".");
   EXPECT_EQ(c.text_output, "");
   EXPECT_EQ(c.backend, BackendChoice::kPerfEvent);
+  EXPECT_TRUE(c.rdpmc);
 }
 
 TEST(Config, ReadsEveryVariable) {
@@ -34,9 +35,11 @@ TEST(Config, ReadsEveryVariable) {
                          {"TD_OUTPUT", "report.txt"},
                          {"TD_OUTPUT_DIR", "/tmp/x"},
                          {"TD_BACKEND", "none"},
-                         {"TD_QUIET", "1"}},
+                         {"TD_QUIET", "1"},
+                         {"TD_RDPMC", "off"}},
                         &errors);
   EXPECT_TRUE(errors.empty());
+  EXPECT_FALSE(c.rdpmc);
   EXPECT_TRUE(c.disabled);
   EXPECT_FALSE(c.write_json);
   EXPECT_TRUE(c.quiet);

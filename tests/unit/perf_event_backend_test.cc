@@ -4,7 +4,11 @@
 #include <errno.h>
 #include <sys/mman.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -15,6 +19,12 @@ namespace {
 
 std::unique_ptr<CounterBackend> SoftwareBackend() {
   return MakePerfEventBackend(SoftwareLayout(), Availability{}, &RealPerfEventOpen);
+}
+
+void SpinFor(std::chrono::milliseconds duration) {
+  const auto end = std::chrono::steady_clock::now() + duration;
+  volatile double x = 1;
+  while (std::chrono::steady_clock::now() < end) x = x * 1.000001;
 }
 
 bool SoftwareCountersWork() {
@@ -39,9 +49,7 @@ TEST(PerfEventBackend, ReadsAGroupOfSoftwareEvents) {
   ASSERT_TRUE(counters.ok()) << counters.status();
   std::vector<uint64_t> before(backend->layout().words), after(before.size());
   ASSERT_TRUE((*counters)->Read(before.data()));
-  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
-  volatile double x = 1;
-  while (std::chrono::steady_clock::now() < end) x = x * 1.000001;
+  SpinFor(std::chrono::milliseconds(20));
   const size_t bytes = 4 << 20;
   void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(memory, MAP_FAILED);
@@ -56,6 +64,75 @@ TEST(PerfEventBackend, ReadsAGroupOfSoftwareEvents) {
   EXPECT_GE(faults, 1024u);
   // Software events are never multiplexed: running == enabled.
   EXPECT_EQ(after[1] - before[1], after[2] - before[2]);
+}
+
+// The mmap path against the real kernel: a software event's page has no
+// user-readable counter, so every marker read falls back to read() and the
+// counts are the same as without pages.
+TEST(PerfEventBackend, MappedSoftwareGroupFallsBackToReadWithTheSameCounts) {
+  if (!SoftwareCountersWork()) GTEST_SKIP() << "skipped: perf_event_open is not usable here";
+  auto backend = MakePerfEventBackend(SoftwareLayout(), Availability{}, &RealPerfEventOpen, UserReads::kAlways);
+  auto counters = backend->OpenForCurrentThread();
+  ASSERT_TRUE(counters.ok()) << counters.status();
+  std::vector<uint64_t> before(backend->layout().words), after(before.size());
+  ASSERT_TRUE((*counters)->Read(before.data()));
+  SpinFor(std::chrono::milliseconds(20));
+  ASSERT_TRUE((*counters)->Read(after.data()));
+  EXPECT_EQ(after[0], 4u);
+  EXPECT_GE(after[4] - before[4], 15'000'000u) << "task-clock through the fallback";
+  EXPECT_EQ((*counters)->user_reads(), 0u);
+  EXPECT_EQ((*counters)->kernel_reads(), 2u);
+}
+
+TEST(PerfEventBackend, SoftwareGroupsAreNotMappedByDefault) {
+  if (!SoftwareCountersWork()) GTEST_SKIP() << "skipped: perf_event_open is not usable here";
+  auto backend = SoftwareBackend();
+  auto counters = backend->OpenForCurrentThread();
+  ASSERT_TRUE(counters.ok()) << counters.status();
+  std::vector<uint64_t> snapshot(backend->layout().words);
+  ASSERT_TRUE((*counters)->Read(snapshot.data()));
+  ASSERT_TRUE((*counters)->Read(snapshot.data()));
+  EXPECT_EQ((*counters)->kernel_reads(), 2u);
+  EXPECT_EQ((*counters)->user_reads(), 0u);
+}
+
+struct OpenCall {
+  pid_t pid;
+  int cpu;
+  bool exclude_hv;
+};
+std::vector<OpenCall> g_opens;
+int RecordingOpen(perf_event_attr* attr, pid_t pid, int cpu, int, unsigned long) {
+  g_opens.push_back({pid, cpu, attr->exclude_hv != 0});
+  return open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+// A socket-wide memory-controller group is opened once per process, by the
+// first thread, with pid -1 on its CPU and no privilege filter.
+TEST(PerfEventBackend, SocketWideGroupsOpenOnTheFirstThreadOnly) {
+  CounterLayout layout = SoftwareLayout();
+  EventInfo imc;
+  imc.name = "uncore_imc_0.read@cpu3";
+  imc.perf_type = 13;
+  imc.perf_config = 0x0304;
+  imc.hardware = true;
+  imc.cpu = 3;
+  imc.bytes_per_count = 64;
+  imc.traffic = "read";
+  layout.AddGroup({imc});
+  auto backend = MakePerfEventBackend(layout, Availability{}, &RecordingOpen);
+  g_opens.clear();
+  ASSERT_TRUE(backend->OpenForCurrentThread().ok());
+  ASSERT_EQ(g_opens.size(), 5u) << "4 software events + the controller";
+  EXPECT_EQ(g_opens[0].pid, 0);
+  EXPECT_EQ(g_opens[0].cpu, -1);
+  EXPECT_TRUE(g_opens[0].exclude_hv);
+  EXPECT_EQ(g_opens[4].pid, -1);
+  EXPECT_EQ(g_opens[4].cpu, 3);
+  EXPECT_FALSE(g_opens[4].exclude_hv) << "uncore PMUs reject privilege filters";
+  std::thread second([&] { ASSERT_TRUE(backend->OpenForCurrentThread().ok()); });
+  second.join();
+  EXPECT_EQ(g_opens.size(), 9u) << "the second thread opens only its own software group";
 }
 
 int g_calls = 0;

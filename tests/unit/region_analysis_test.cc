@@ -291,6 +291,52 @@ TEST(RegionAnalysis, BandwidthDiagnosisComparesWithTheCalibratedPeak) {
       << text;
 }
 
+TEST(RegionAnalysis, SocketMemoryTrafficFromControllerCountsOfTheReadingThread) {
+  RunData data = SklRecording({"CPU_CLK_UNHALTED.THREAD"});
+  data.availability.memory = "socket-wide memory-controller counts, uncore_imc_0 on 1 socket";
+  std::vector<EventInfo> imc(2);
+  for (int i = 0; i < 2; ++i) {
+    imc[i].name = i == 0 ? "uncore_imc_0.read@cpu0" : "uncore_imc_0.write@cpu0";
+    imc[i].unit = "count";
+    imc[i].hardware = true;
+    imc[i].cpu = 0;
+    imc[i].bytes_per_count = 64;
+    imc[i].traffic = i == 0 ? "read" : "write";
+  }
+  data.layout.AddGroup(imc);
+  // Two threads ran the 1 s region; only thread 0 had the controllers open.
+  Region region{"stream", "stream", -1, {}, {}};
+  for (uint32_t t = 0; t < 2; ++t) {
+    RegionOnThread part{t, 1, 0, 0, 0, 1'000'000'000, 1'000'000'000, {}, {}};
+    part.events = {{2'000'000'000, 2'000'000'000},
+                   {t == 0 ? 500'000'000u : 0u, t == 0 ? 500'000'000u : 0u},
+                   {t == 0 ? 250'000'000u : 0u, t == 0 ? 250'000'000u : 0u}};
+    part.groups = {{1'000, 1'000}, {t == 0 ? 1'000u : 0u, t == 0 ? 1'000u : 0u}};
+    region.threads.push_back(part);
+    data.threads.push_back({t, 100 + int64_t(t), false, true, ""});
+  }
+  data.regions.push_back(region);
+  RunData replayed;
+  const RunAnalysis analysis = Replay(data, &replayed, 60.0);
+  EXPECT_EQ(replayed.layout.events[1].cpu, 0) << "cpu, bytes and traffic survive the JSON file";
+  EXPECT_EQ(replayed.layout.events[2].traffic, "write");
+  const TopDownResult& r = analysis.regions[0];
+  EXPECT_DOUBLE_EQ(*r.MetricValue("Socket_Read_Bytes"), 32e9);
+  EXPECT_DOUBLE_EQ(*r.MetricValue("Socket_Write_Bytes"), 16e9);
+  EXPECT_DOUBLE_EQ(*r.MetricValue("Socket_Memory_Bytes"), 48e9);
+  ASSERT_EQ(r.diagnoses.size(), 1u);
+  EXPECT_EQ(r.diagnoses[0].evidence,
+            "48.0 GB/s of memory traffic on the socket (controller counts) = 80% of this machine's measured "
+            "triad peak 60.0 GB/s");
+  const std::string text = FormatTextReport(replayed, &analysis);
+  EXPECT_NE(text.find("memory traffic: socket-wide memory-controller counts, uncore_imc_0 on 1 socket\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("rates: 48.00 GB/s memory traffic on the socket (read 32.00, write 16.00) (peak 60.0 GB/s"),
+            std::string::npos)
+      << text;
+}
+
 TEST(RegionAnalysis, ReportOptionsLevelRegionThreadsColor) {
   RunData data = SklRecording();
   AddRegion(&data, "multiply1", {kMultiply1});

@@ -37,7 +37,7 @@ int PlannedHardwareGroups(std::string* why_one) {
   }
   std::vector<std::string> errors;  // TD_* mistakes: each pass's runtime reports them
   const Config config = ReadConfig([](const char* name) { return std::getenv(name); }, &errors);
-  const EventSelection selection = SelectForThisMachine(config.events, config.level, availability);
+  const EventSelection selection = SelectForThisMachine(config.events, config.level, availability, 1, 1, config.memory);
   if (!selection.errors.empty()) *why_one = selection.errors.front();
   return selection.hardware_groups_planned;
 }
