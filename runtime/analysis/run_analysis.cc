@@ -1,6 +1,7 @@
 #include "runtime/analysis/run_analysis.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "absl/strings/str_format.h"
 #include "runtime/analysis/event_names.h"
@@ -57,46 +58,39 @@ void AddSocketTraffic(const RunData& data, const Region& region, bool exclusive,
   result->metrics.push_back({"Socket_Memory_Bytes", read + write + total});
 }
 
-RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
-                       const std::string& uarch_override, std::optional<double> peak_gbps) {
-  RunAnalysis analysis;
-  analysis.peak_gbps = peak_gbps;
-  const bool any_hardware = std::any_of(data.layout.events.begin(), data.layout.events.end(),
-                                        [](const EventInfo& e) { return e.hardware; });
-  if (!any_hardware) {
-    analysis.unavailable = data.availability.hardware_counters
-                               ? "no hardware events were recorded"
-                               : "no hardware counters: " + data.availability.hardware_reason;
-    return analysis;
+// Hybrid: the share of the region's time its threads ran on `core_type`,
+// from the groups of that PMU (they count only there).
+void AddCoreTypeShare(const RunData& data, const Region& region, const std::string& core_type,
+                      TopDownResult* result) {
+  double share = -1;
+  for (size_t g = 0; g < data.layout.groups.size(); ++g) {
+    const GroupInfo& group = data.layout.groups[g];
+    if (group.num_events == 0 || data.layout.events[group.first_event].core_type != core_type) continue;
+    share = std::max(share, GroupCoverage(region, g).value_or(0));
   }
-  if (!uarch_override.empty()) {
-    analysis.uarch = uarch_override;
-  } else {
-    auto key = library.Identify(data.machine.cpu_vendor, data.machine.cpu_family,
-                                data.machine.cpu_model, data.machine.cpu_stepping);
-    if (key.ok()) {
-      analysis.uarch = *key;
-    } else {
-      // Unknown CPU: Level 1 from Linux's own topdown events, if they were
-      // recorded; otherwise there is no tree and the message says why.
-      analysis.uarch = "generic";
-      analysis.unknown_cpu = std::string(key.status().message());
-    }
-  }
-  // Hybrid parts: a recording of one core type's PMU. The core PMU is the default.
-  auto set = library.ForUarch(UarchForPmu(analysis.uarch, "cpu_core"));
-  if (!set.ok()) {
-    analysis.unavailable = std::string(set.status().message());
-    return analysis;
-  }
+  if (share < 0) return;
+  result->metrics.push_back({"Core_Type_Time_Share", share});
+  result->notes.push_back(absl::StrFormat(
+      "%s: counted while the region's threads ran on %s cores, %.0f%% of its time (counts of each core type are "
+      "kept apart, not mixed)",
+      core_type, core_type == "cpu_atom" ? "efficiency" : "performance", 100 * share));
+}
+
+// The trees of every region from the events of one core type ("" = all).
+void AnalyzeRegions(const RunData& data, const MetricSet& set, const std::string& core_type,
+                    RunAnalysis* analysis) {
   std::vector<std::string> recorded;
-  for (const EventInfo& e : data.layout.events) recorded.push_back(NormalizeEventName(e.name));
+  for (const EventInfo& e : data.layout.events) {
+    // Another core type's copy of an event must never be found.
+    const bool usable = core_type.empty() || e.core_type.empty() || e.core_type == core_type;
+    recorded.push_back(usable ? NormalizeEventName(e.name) : std::string());
+  }
   EvaluationOptions options;
   if (data.machine.smt_active >= 0) options.constants["SMT_on"] = data.machine.smt_active;
   for (const Region& region : data.regions) {
     for (const bool exclusive : {false, true}) {
       if (exclusive && region.children.empty()) {
-        analysis.exclusive.emplace_back();
+        analysis->exclusive.emplace_back();
         continue;
       }
       // Formulas use perf stat's units: task-clock in ms, elapsed time in s.
@@ -126,12 +120,70 @@ RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
         }
         return std::nullopt;
       };
-      TopDownResult result = AnalyzeCounts(*set, lookup, options);
-      AddSocketTraffic(data, region, exclusive, &result);
-      Diagnose(static_cast<int>(region.threads.size()), peak_gbps, &result);
-      (exclusive ? analysis.exclusive : analysis.regions).push_back(std::move(result));
+      TopDownResult result = AnalyzeCounts(set, lookup, options);
+      if (!core_type.empty()) AddCoreTypeShare(data, region, core_type, &result);
+      // Memory controllers count the socket, whatever core type ran: once, with the first.
+      if (core_type.empty() || core_type == "cpu_core") AddSocketTraffic(data, region, exclusive, &result);
+      Diagnose(static_cast<int>(region.threads.size()), analysis->peak_gbps, &result);
+      (exclusive ? analysis->exclusive : analysis->regions).push_back(std::move(result));
     }
   }
+}
+
+RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
+                       const std::string& uarch_override, std::optional<double> peak_gbps) {
+  RunAnalysis analysis;
+  analysis.peak_gbps = peak_gbps;
+  const bool any_hardware = std::any_of(data.layout.events.begin(), data.layout.events.end(),
+                                        [](const EventInfo& e) { return e.hardware; });
+  if (!any_hardware) {
+    analysis.unavailable = data.availability.hardware_counters
+                               ? "no hardware events were recorded"
+                               : "no hardware counters: " + data.availability.hardware_reason;
+    return analysis;
+  }
+  if (!uarch_override.empty()) {
+    analysis.uarch = uarch_override;
+  } else {
+    auto key = library.Identify(data.machine.cpu_vendor, data.machine.cpu_family,
+                                data.machine.cpu_model, data.machine.cpu_stepping);
+    if (key.ok()) {
+      analysis.uarch = *key;
+    } else {
+      // Unknown CPU: Level 1 from Linux's own topdown events, if they were
+      // recorded; otherwise there is no tree and the message says why.
+      analysis.uarch = "generic";
+      analysis.unknown_cpu = std::string(key.status().message());
+    }
+  }
+  // Hybrid parts record each core type's events on its own PMU: every core
+  // type gets its own trees from its own events, never a mix.
+  std::vector<std::string> core_types;
+  for (const EventInfo& e : data.layout.events) {
+    if (!e.core_type.empty() && std::find(core_types.begin(), core_types.end(), e.core_type) == core_types.end()) {
+      core_types.push_back(e.core_type);
+    }
+  }
+  std::sort(core_types.begin(), core_types.end(), std::greater<>());  // cpu_core first
+  if (core_types.empty()) core_types.push_back("");
+  const std::string whole_part = analysis.uarch;
+  for (const std::string& core_type : core_types) {
+    RunAnalysis* target = &analysis;
+    if (core_type != core_types.front()) {
+      analysis.other_core_types.emplace_back();
+      target = &analysis.other_core_types.back();
+      target->peak_gbps = peak_gbps;
+    }
+    target->core_type = core_type;
+    target->uarch = UarchForPmu(whole_part, core_type.empty() ? "cpu_core" : core_type);
+    auto set = library.ForUarch(target->uarch);
+    if (!set.ok()) {
+      target->unavailable = std::string(set.status().message());
+      continue;
+    }
+    AnalyzeRegions(data, *set, core_type, target);
+  }
+  if (!analysis.unavailable.empty()) return analysis;
   if (!analysis.unknown_cpu.empty() &&
       std::none_of(analysis.regions.begin(), analysis.regions.end(),
                    [](const TopDownResult& r) { return r.AnyMeasured(); })) {
@@ -190,6 +242,13 @@ nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysi
     const bool has_exclusive = i < analysis.exclusive.size() && !analysis.exclusive[i].tree.empty();
     region["exclusive"] = has_exclusive ? result_json(analysis.exclusive[i]) : json(nullptr);
     out["regions"].push_back(std::move(region));
+  }
+  if (!analysis.core_type.empty()) {
+    out["core_type"] = analysis.core_type;
+    out["other_core_types"] = json::array();
+    for (const RunAnalysis& other : analysis.other_core_types) {
+      out["other_core_types"].push_back(RunAnalysisToJson(data, other));
+    }
   }
   return out;
 }

@@ -21,6 +21,10 @@ struct RunAnalysis {
   // without children, whose exclusive counts equal their inclusive ones.
   std::vector<TopDownResult> exclusive;
   std::optional<double> peak_gbps;     // the bandwidth the diagnoses compared against
+  // Hybrid recordings: the core type these trees are for ("cpu_core"; "" when
+  // the recording has one core PMU), and the other core types' own analyses.
+  std::string core_type;
+  std::vector<RunAnalysis> other_core_types;
 
   bool HasTrees() const { return unavailable.empty(); }
 };

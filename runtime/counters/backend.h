@@ -33,6 +33,9 @@ struct EventInfo {
   int cpu = -1;
   double bytes_per_count = 0;
   std::string traffic;
+  // Hybrid CPUs: the core-type PMU ("cpu_core", "cpu_atom") whose counters
+  // these are; its counts are analysed apart from the other type's.
+  std::string core_type;
   bool system_wide() const { return cpu >= 0; }
 };
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <optional>
 #include <set>
 
 #include "absl/strings/numbers.h"
@@ -130,17 +132,12 @@ std::vector<EventInfo> FormulaEvents(const FormulaDefinition& formula, const Met
   return {};
 }
 
-absl::StatusOr<MetricSet> MetricsForCpu(const DefinitionLibrary& library, const std::string& vendor,
-                                        int family, int model, int stepping) {
-  std::string uarch;
-  if (const char* forced = std::getenv("TD_UARCH"); forced != nullptr && *forced != '\0') {
-    uarch = forced;
-  } else {
-    auto key = library.Identify(vendor, family, model, stepping);
-    // An unknown CPU still gets Linux's generic Top-Down events where they encode.
-    uarch = key.ok() ? *key : "generic";
-  }
-  return library.ForUarch(UarchForPmu(uarch, "cpu_core"));
+std::string UarchForCpu(const DefinitionLibrary& library, const std::string& vendor, int family, int model,
+                        int stepping) {
+  if (const char* forced = std::getenv("TD_UARCH"); forced != nullptr && *forced != '\0') return forced;
+  auto key = library.Identify(vendor, family, model, stepping);
+  // An unknown CPU still gets Linux's generic Top-Down events where they encode.
+  return key.ok() ? *key : "generic";
 }
 
 EventSelection SelectEvents(const SelectionInput& input) {
@@ -261,6 +258,77 @@ EventSelection SelectEvents(const SelectionInput& input) {
 
 namespace td {
 
+namespace {
+
+// The perf_event type of a core-type PMU from sysfs; nullopt when absent.
+std::optional<uint32_t> CorePmuType(const std::string& sysfs, const std::string& pmu) {
+  std::ifstream in(sysfs + "/" + pmu + "/type");
+  uint32_t type = 0;
+  if (in >> type) return type;
+  return std::nullopt;
+}
+
+// Moves a hardware event onto one core type's PMU; false when it belongs to another.
+bool OntoCoreType(const std::string& core_type, uint32_t type, const std::vector<uint32_t>& core_types,
+                  EventInfo* e) {
+  if (e->perf_type == PERF_TYPE_HARDWARE || e->perf_type == PERF_TYPE_HW_CACHE) {
+    e->perf_config = (e->perf_config & 0xffffffffull) | (static_cast<uint64_t>(type) << 32);
+  } else if (e->perf_type == PERF_TYPE_RAW) {
+    e->perf_type = type;
+  } else if (std::find(core_types.begin(), core_types.end(), e->perf_type) != core_types.end()) {
+    if (e->perf_type != type) return false;  // written for the other core type's PMU
+  }
+  e->core_type = core_type;
+  e->pmu = core_type;
+  return true;
+}
+
+}  // namespace
+
+EventSelection SelectForCoreTypes(SelectionInput input, const DefinitionLibrary& library,
+                                  const std::string& whole_part_uarch) {
+  std::vector<std::pair<std::string, uint32_t>> present;
+  std::vector<uint32_t> types;
+  for (const char* pmu : {"cpu_core", "cpu_atom"}) {
+    if (const auto type = CorePmuType(input.sysfs_devices, pmu)) {
+      present.push_back({pmu, *type});
+      types.push_back(*type);
+    }
+  }
+  const bool hybrid = present.size() == 2;
+  if (!hybrid) present = {{"cpu_core", 0}};
+  EventSelection out;
+  for (size_t t = 0; t < present.size(); ++t) {
+    const auto& [core_type, type] = present[t];
+    const absl::StatusOr<MetricSet> metrics = library.ForUarch(UarchForPmu(whole_part_uarch, core_type));
+    SelectionInput one = input;
+    one.metrics = metrics.ok() ? &*metrics : nullptr;
+    one.library = &library;
+    if (t > 0) one.memory = MemoryMode::kOff;  // the socket is counted once
+    EventSelection part = SelectEvents(one);
+    const std::string prefix = hybrid ? core_type + ": " : "";
+    for (auto& e : part.errors) out.errors.push_back(prefix + e);
+    for (auto& n : part.notices) out.notices.push_back(prefix + n);
+    if (t == 0) out.memory = part.memory;
+    out.hardware_groups_planned = std::max(out.hardware_groups_planned, part.hardware_groups_planned);
+    for (std::vector<EventInfo>& group : part.groups) {
+      const bool hardware = std::any_of(group.begin(), group.end(), [](const EventInfo& e) {
+        return e.hardware && !e.system_wide();
+      });
+      if (!hybrid || !hardware) {
+        if (t == 0) out.groups.push_back(std::move(group));  // software and socket groups: once
+        continue;
+      }
+      std::vector<EventInfo> placed;
+      for (EventInfo& e : group) {
+        if (!e.hardware || OntoCoreType(core_type, type, types, &e)) placed.push_back(std::move(e));
+      }
+      if (!placed.empty()) out.groups.push_back(std::move(placed));
+    }
+  }
+  return out;
+}
+
 EventSelection SelectForThisMachine(const std::string& td_events, int level, const Availability& availability,
                                     int pass, int passes, MemoryMode memory) {
   if (td_events.empty() && !availability.hardware_counters) return {};
@@ -271,22 +339,20 @@ EventSelection SelectForThisMachine(const std::string& td_events, int level, con
     return failed;
   }
   const MachineInfo machine = DescribeThisMachine();
-  const absl::StatusOr<MetricSet> metrics =
-      MetricsForCpu(*library, machine.cpu_vendor, machine.cpu_family, machine.cpu_model, machine.cpu_stepping);
+  const std::string uarch = UarchForCpu(*library, machine.cpu_vendor, machine.cpu_family, machine.cpu_model,
+                                        machine.cpu_stepping);
   SelectionInput input;
   input.td_events = td_events;
   input.level = level;
   input.hardware_available = availability.hardware_counters;
   input.hardware_reason = availability.hardware_reason;
-  input.metrics = metrics.ok() ? &*metrics : nullptr;
-  input.library = &*library;
   input.plan.smt_on = machine.smt_active != 0;
   input.plan.nmi_watchdog = machine.nmi_watchdog == 1;
   input.pass = pass;
   input.passes = passes;
   input.memory = memory;
   input.system_wide_permitted = SystemWideCountingPermitted(machine.perf_event_paranoid);
-  return SelectEvents(input);
+  return SelectForCoreTypes(input, *library, uarch);
 }
 
 }  // namespace td

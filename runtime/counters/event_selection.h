@@ -41,16 +41,25 @@ struct EventSelection {
 
 EventSelection SelectEvents(const SelectionInput& input);
 
+// Hybrid CPUs (Alder/Raptor Lake): when `input.sysfs_devices` has the core-type
+// PMUs cpu_core and cpu_atom, one selection per type from that type's
+// definitions (UarchForPmu of `whole_part_uarch`), each hardware event opened
+// on its type's PMU (sysfs type; perf generic events with the type in
+// config[63:32]) and tagged with core_type. Software and memory groups come
+// once. Elsewhere: SelectEvents with the core definitions of the uarch.
+EventSelection SelectForCoreTypes(SelectionInput input, const DefinitionLibrary& library,
+                                  const std::string& whole_part_uarch);
+
 // SelectEvents for the machine this runs on: its definitions (MetricsForCpu),
 // SMT and NMI-watchdog state; the runtime and `td run` both plan with it, so
 // `td run --passes auto` counts the groups the runs will open.
 EventSelection SelectForThisMachine(const std::string& td_events, int level, const Availability& availability,
                                     int pass = 1, int passes = 1, MemoryMode memory = MemoryMode::kAuto);
 
-// The definitions of this CPU (TD_UARCH wins over the identified model; an
-// unknown CPU gets "generic"); the core PMU's on hybrid parts.
-absl::StatusOr<MetricSet> MetricsForCpu(const DefinitionLibrary& library, const std::string& vendor,
-                                        int family, int model, int stepping);
+// The definitions key of this CPU: TD_UARCH wins over the identified model;
+// an unknown CPU gets "generic"; a hybrid part its whole-part key ("adl").
+std::string UarchForCpu(const DefinitionLibrary& library, const std::string& vendor, int family, int model,
+                        int stepping);
 
 // The events one formula needs (auxiliaries expanded), from the first of its
 // alternatives whose events all encode; empty when none does.

@@ -51,7 +51,9 @@ std::string FormatCounterSection(const RunData& data, const TextReportOptions& o
         }
         values = absl::StrFormat("coverage %3.0f%%  %s", *coverage * 100, absl::StrJoin(cells, "  "));
       }
-      absl::StrAppendFormat(&out, "    group %d {%s}: %s\n", g, absl::StrJoin(names, ","), values);
+      const std::string& core_type = data.layout.events[group.first_event].core_type;
+      absl::StrAppendFormat(&out, "    group %d%s {%s}: %s\n", g, core_type.empty() ? "" : " on " + core_type,
+                            absl::StrJoin(names, ","), values);
     }
     if (instructions) {
       const std::optional<double> count = ScaledRegionCount(data, region, *instructions);

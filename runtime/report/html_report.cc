@@ -98,12 +98,13 @@ void AppendTree(const TopDownResult& r, const std::string& parent, std::string* 
   }
 }
 
-void AppendRegion(const RunData& data, size_t index, const TopDownResult* result,
-                  std::string* out) {
+// `anchor` tells apart the same region's blocks of different core types.
+void AppendRegion(const RunData& data, size_t index, const TopDownResult* result, std::string* out,
+                  const std::string& anchor = "") {
   const Region& region = data.regions[index];
   const RegionTotals totals = Totals(region, data.layout.events.size());
-  absl::StrAppendFormat(out, "<h2 id=\"region-%d\">%s</h2>\n<p class=\"muted\">%d calls, %s wall (longest thread), %d thread%s</p>\n",
-                        index, HtmlEscape(region.path), totals.calls,
+  absl::StrAppendFormat(out, "<h2 id=\"region-%d%s\">%s</h2>\n<p class=\"muted\">%d calls, %s wall (longest thread), %d thread%s</p>\n",
+                        index, anchor, HtmlEscape(region.path), totals.calls,
                         HumanDuration(totals.wall_inclusive_ns), region.threads.size(),
                         region.threads.size() == 1 ? "" : "s");
   if (result != nullptr && result->AnyMeasured()) {
@@ -230,10 +231,25 @@ std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis,
     }
     out += "</p>\n";
   }
+  if (!analysis.core_type.empty()) {
+    absl::StrAppendFormat(&out, "<h2>%s cores (%s)</h2>\n",
+                          analysis.core_type == "cpu_atom" ? "Efficiency" : "Performance",
+                          HtmlEscape(analysis.core_type));
+  }
   for (size_t i = 0; i < data.regions.size(); ++i) {
     const TopDownResult* result =
         analysis.HasTrees() && i < analysis.regions.size() ? &analysis.regions[i] : nullptr;
     AppendRegion(data, i, result, &out);
+  }
+  // Hybrid: the other core types' trees, each from its own counters.
+  for (const RunAnalysis& other : analysis.other_core_types) {
+    absl::StrAppendFormat(&out, "<h2>%s cores (%s): definitions <b>%s</b></h2>\n",
+                          other.core_type == "cpu_atom" ? "Efficiency" : "Performance",
+                          HtmlEscape(other.core_type), HtmlEscape(other.uarch));
+    for (size_t i = 0; i < data.regions.size(); ++i) {
+      AppendRegion(data, i, other.HasTrees() && i < other.regions.size() ? &other.regions[i] : nullptr, &out,
+                   "-" + other.core_type);
+    }
   }
   AppendSweeps(data, analysis, plot_metric, &out);
   for (const Diagnostic& d : data.diagnostics) {

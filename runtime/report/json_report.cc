@@ -102,6 +102,7 @@ json RunToJson(const RunData& data) {
                     {"hardware", e.hardware},
                     {"group", g}};
       if (e.system_wide()) event["cpu"] = e.cpu;
+      if (!e.core_type.empty()) event["core_type"] = e.core_type;
       if (e.bytes_per_count > 0) {
         event["bytes_per_count"] = e.bytes_per_count;
         event["traffic"] = e.traffic;
@@ -207,6 +208,7 @@ absl::Status ReadLayout(const json& j, CounterLayout* layout) {
     if (const auto it = events[i].find("pmu"); it != events[i].end() && it->is_string()) {
       e.pmu = it->get<std::string>();
     }
+    e.core_type = events[i].value("core_type", "");
     if (const auto it = events[i].find("cpu"); it != events[i].end() && it->is_number_integer()) {
       e.cpu = it->get<int>();
     }

@@ -67,6 +67,9 @@ void AppendRegion(const std::string& label, const TopDownResult& result,
   const auto ipc = result.MetricValue("IPC");
   *out += ipc ? absl::StrFormat("  %.2f", *ipc) : "  —";
   *out += "  " + LevelOneBar(result, 40) + "\n";
+  if (const auto share = result.MetricValue("Core_Type_Time_Share")) {
+    absl::StrAppendFormat(out, "  counted on these cores for %.0f%% of the region's time\n", 100 * *share);
+  }
 
   const auto flops = result.MetricValue("FLOPs");
   const auto seconds = result.MetricValue("Elapsed_Seconds");
@@ -177,10 +180,13 @@ std::string FormatTopDownSection(const RunData& data, const RunAnalysis& analysi
     absl::StrAppendFormat(&out, "%s\nShowing the generic Level 1 from Linux's topdown events only.\n",
                           analysis.unknown_cpu);
   }
+  std::string cores;
+  if (analysis.core_type == "cpu_core") cores = ", performance cores (cpu_core) only";
+  if (analysis.core_type == "cpu_atom") cores = ", efficiency cores (cpu_atom) only";
   absl::StrAppendFormat(&out,
-                        "Top-Down (%s): share of pipeline slots; ▶ is the flagged path, bar letters "
+                        "Top-Down (%s%s): share of pipeline slots; ▶ is the flagged path, bar letters "
                         "F S R B = Frontend, Bad Speculation, Retiring, Backend\n",
-                        analysis.uarch);
+                        analysis.uarch, cores);
   size_t width = 6;
   for (const Region& r : data.regions) width = std::max(width, r.path.size());
   out += absl::StrFormat("%-*s", static_cast<int>(width), "region");
@@ -194,6 +200,8 @@ std::string FormatTopDownSection(const RunData& data, const RunAnalysis& analysi
                    options, &out);
     }
   }
+  // Hybrid: each other core type's own trees, never mixed with these.
+  for (const RunAnalysis& other : analysis.other_core_types) out += FormatTopDownSection(data, other, options);
   return out;
 }
 

@@ -236,5 +236,61 @@ TEST(SelectMemory, AutoTakesTheEstimateOnlyWhereACounterIsFree) {
   EXPECT_EQ(SelectEvents(input).groups.size(), groups + 1);
 }
 
+// Hybrid parts: each core type's events from its own definitions, on its own PMU.
+TEST(SelectForCoreTypes, AlderLakeGetsGroupsOnBothCorePmus) {
+  FakeSysfs sysfs;
+  sysfs.Write("cpu_core/type", "4");
+  sysfs.Write("cpu_atom/type", "10");
+  SelectionInput input;
+  input.hardware_available = true;
+  input.level = 1;
+  input.sysfs_devices = sysfs.path();
+  input.memory = MemoryMode::kOff;
+  const EventSelection s = SelectForCoreTypes(input, Library(), "adl");
+  EXPECT_TRUE(s.errors.empty()) << s.errors.front();
+  bool core = false, atom = false;
+  for (const auto& group : s.groups) {
+    for (const EventInfo& e : group) {
+      ASSERT_TRUE(e.core_type == "cpu_core" || e.core_type == "cpu_atom") << e.name;
+      EXPECT_EQ(e.core_type, group.front().core_type) << "a group never spans core types";
+      EXPECT_EQ(e.perf_type, e.core_type == "cpu_core" ? 4u : 10u) << e.name;
+      core |= e.core_type == "cpu_core" && e.perf_config == 0x0400;  // slots
+      atom |= e.core_type == "cpu_atom" && e.name == "TOPDOWN_FE_BOUND.ALL";
+    }
+  }
+  EXPECT_TRUE(core) << "P-cores: the slots-led PERF_METRICS group";
+  EXPECT_TRUE(atom) << "E-cores: Gracemont's TOPDOWN_* events";
+
+  input.td_events = "cycles,task-clock";
+  const EventSelection listed = SelectForCoreTypes(input, Library(), "adl");
+  std::vector<uint64_t> cycles_configs;
+  size_t software = 0;
+  for (const auto& group : listed.groups) {
+    for (const EventInfo& e : group) {
+      if (e.name == "cycles") cycles_configs.push_back(e.perf_config);
+      software += e.name == "task-clock";
+    }
+  }
+  EXPECT_EQ(cycles_configs, (std::vector<uint64_t>{uint64_t{4} << 32, uint64_t{10} << 32}))
+      << "perf's generic cycles, once per core PMU (type in config[63:32])";
+  EXPECT_EQ(software, 1u) << "software events are counted once";
+}
+
+TEST(SelectForCoreTypes, OneCorePmuIsTheUsualSelection) {
+  FakeSysfs sysfs;
+  SelectionInput input = SkxInput(sysfs);
+  input.memory = MemoryMode::kOff;
+  const EventSelection plain = SelectEvents(input);
+  const EventSelection via = SelectForCoreTypes(input, Library(), "skx");
+  ASSERT_EQ(via.groups.size(), plain.groups.size());
+  for (size_t g = 0; g < via.groups.size(); ++g) {
+    ASSERT_EQ(via.groups[g].size(), plain.groups[g].size());
+    for (size_t i = 0; i < via.groups[g].size(); ++i) {
+      EXPECT_EQ(via.groups[g][i].perf_config, plain.groups[g][i].perf_config);
+      EXPECT_TRUE(via.groups[g][i].core_type.empty());
+    }
+  }
+}
+
 }  // namespace
 }  // namespace td

@@ -4,6 +4,7 @@
 
 #include "gtest/gtest.h"
 #include "runtime/analysis/run_analysis.h"
+#include "runtime/report/html_report.h"
 #include "runtime/report/json_report.h"
 #include "runtime/report/text_report.h"
 #include "runtime/report/topdown_text.h"
@@ -335,6 +336,72 @@ TEST(RegionAnalysis, SocketMemoryTrafficFromControllerCountsOfTheReadingThread) 
   EXPECT_NE(text.find("rates: 48.00 GB/s memory traffic on the socket (read 32.00, write 16.00) (peak 60.0 GB/s"),
             std::string::npos)
       << text;
+}
+
+// Alder Lake: one thread ran 75% of the region on P-cores and 25% on
+// E-cores; each core type's groups counted only there. Each type gets its own
+// tree from its own events; nothing is mixed.
+TEST(RegionAnalysis, HybridRecordingGetsATreePerCoreType) {
+  RunData data = SklRecording({});
+  data.machine.cpu_model = 0x97;  // Alder Lake
+  data.layout = CounterLayout{};
+  auto group = [&](const std::string& core_type, uint32_t type, const std::vector<std::string>& names) {
+    std::vector<EventInfo> events;
+    for (const auto& name : names) {
+      EventInfo e;
+      e.name = name;
+      e.unit = "count";
+      e.hardware = true;
+      e.perf_type = type;
+      e.core_type = core_type;
+      events.push_back(e);
+    }
+    data.layout.AddGroup(events);
+  };
+  group("cpu_core", 4, {"TOPDOWN.SLOTS", "PERF_METRICS.RETIRING", "PERF_METRICS.BAD_SPECULATION",
+                        "PERF_METRICS.FRONTEND_BOUND", "PERF_METRICS.BACKEND_BOUND", "INST_RETIRED.ANY"});
+  group("cpu_atom", 10, {"CPU_CLK_UNHALTED.CORE", "TOPDOWN_FE_BOUND.ALL", "TOPDOWN_BE_BOUND.ALL",
+                         "TOPDOWN_RETIRING.ALL", "INST_RETIRED.ANY"});
+  Region region{"solve", "solve", -1, {}, {}};
+  RegionOnThread part{0, 1, 0, 0, 0, 1'000'000'000, 1'000'000'000, {}, {}};
+  for (const double v : {1e9, 4e8, 1e8, 2e8, 3e8, 9e8, 1e8, 1e8, 2.5e8, 1e8, 1e8}) {
+    part.events.push_back({static_cast<uint64_t>(v), static_cast<uint64_t>(v)});
+  }
+  part.groups = {{1'000'000'000, 750'000'000}, {1'000'000'000, 250'000'000}};
+  region.threads.push_back(part);
+  data.regions.push_back(region);
+  data.threads.push_back({0, 1, false, true, ""});
+  RunData replayed;
+  const RunAnalysis analysis = Replay(data, &replayed);
+  EXPECT_EQ(replayed.layout.events[6].core_type, "cpu_atom") << "core_type survives the JSON file";
+  ASSERT_TRUE(analysis.HasTrees()) << analysis.unavailable;
+  EXPECT_EQ(analysis.core_type, "cpu_core");
+  EXPECT_EQ(analysis.uarch, "adl_glc");
+  const TopDownResult& p = analysis.regions[0];
+  EXPECT_NEAR(*p.Find("Retiring")->value, 0.4, 1e-9);
+  EXPECT_NEAR(*p.Find("Frontend_Bound")->value, 0.2, 1e-9);
+  EXPECT_NEAR(*p.Find("Backend_Bound")->value, 0.3, 1e-9);
+  EXPECT_DOUBLE_EQ(*p.MetricValue("Core_Type_Time_Share"), 0.75);
+  ASSERT_EQ(analysis.other_core_types.size(), 1u);
+  const RunAnalysis& atom = analysis.other_core_types[0];
+  EXPECT_EQ(atom.core_type, "cpu_atom");
+  EXPECT_EQ(atom.uarch, "adl_grt");
+  const TopDownResult& e = atom.regions[0];
+  EXPECT_NEAR(*e.Find("Frontend_Bound")->value, 0.2, 1e-9) << "1e8 of 5 x 1e8 slots";
+  EXPECT_NEAR(*e.Find("Backend_Bound")->value, 0.5, 1e-9);
+  EXPECT_NEAR(*e.Find("Retiring")->value, 0.2, 1e-9);
+  EXPECT_NEAR(*e.Find("Bad_Speculation")->value, 0.1, 1e-9);
+  EXPECT_DOUBLE_EQ(*e.MetricValue("Core_Type_Time_Share"), 0.25);
+  const std::string text = FormatTextReport(replayed, &analysis);
+  EXPECT_NE(text.find("Top-Down (adl_glc, performance cores (cpu_core) only)"), std::string::npos) << text;
+  EXPECT_NE(text.find("Top-Down (adl_grt, efficiency cores (cpu_atom) only)"), std::string::npos) << text;
+  EXPECT_NE(text.find("counted on these cores for 25% of the region's time"), std::string::npos) << text;
+  const nlohmann::json j = RunAnalysisToJson(replayed, analysis);
+  EXPECT_EQ(j["core_type"], "cpu_core");
+  EXPECT_EQ(j["other_core_types"][0]["uarch"], "adl_grt");
+  const std::string html = FormatHtmlReport(replayed, analysis, "");
+  EXPECT_NE(html.find("<h2>Efficiency cores (cpu_atom): definitions <b>adl_grt</b></h2>"), std::string::npos);
+  EXPECT_NE(html.find("id=\"region-0-cpu_atom\""), std::string::npos);
 }
 
 TEST(RegionAnalysis, ReportOptionsLevelRegionThreadsColor) {
