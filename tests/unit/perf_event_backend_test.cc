@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -21,10 +22,17 @@ std::unique_ptr<CounterBackend> SoftwareBackend() {
   return MakePerfEventBackend(SoftwareLayout(), Availability{}, &RealPerfEventOpen);
 }
 
+// Burns `duration` of this thread's CPU time, so a loaded machine cannot
+// shrink the task-clock the tests expect (spinning on wall time could).
 void SpinFor(std::chrono::milliseconds duration) {
-  const auto end = std::chrono::steady_clock::now() + duration;
+  auto cpu_ns = [] {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+  };
+  const int64_t end = cpu_ns() + std::chrono::nanoseconds(duration).count();
   volatile double x = 1;
-  while (std::chrono::steady_clock::now() < end) x = x * 1.000001;
+  while (cpu_ns() < end) x = x * 1.000001;
 }
 
 bool SoftwareCountersWork() {
