@@ -6,9 +6,9 @@
 
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "absl/strings/str_format.h"
+#include "runtime/machine/kernel_files.h"
 
 namespace td {
 
@@ -118,13 +118,6 @@ int TryOpen(PerfEventOpenFn open_fn, uint32_t type, uint64_t config) {
   return 0;
 }
 
-int ReadParanoid() {
-  std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
-  int value = -1;
-  if (!(in >> value)) return -1;
-  return value;
-}
-
 bool CpuPmuInSysfs() {
   std::error_code ec;
   for (const auto& entry :
@@ -141,7 +134,7 @@ ProbeFacts ProbeMachine(PerfEventOpenFn open_fn) {
   ProbeFacts facts;
   facts.hardware_errno = TryOpen(open_fn, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
   facts.software_errno = TryOpen(open_fn, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
-  facts.paranoid = ReadParanoid();
+  facts.paranoid = static_cast<int>(ReadIntegerFile("/proc/sys/kernel/perf_event_paranoid").value_or(-1));
   facts.cpu_pmu_in_sysfs = CpuPmuInSysfs();
   return facts;
 }

@@ -80,9 +80,11 @@ class ThreadCounters {
   // Groups that could not be opened on this thread (their words stay 0, so
   // they read as "not measured"), one line; empty when all opened.
   virtual std::string Unopened() const { return ""; }
-  // Group reads served in user space (rdpmc) and by read(), so far.
+  // Groups read through their mmap pages (rdpmc), and how many of their reads
+  // so far were served in user space and how many fell back to read().
+  virtual size_t mapped_groups() const { return 0; }
   virtual uint64_t user_reads() const { return 0; }
-  virtual uint64_t kernel_reads() const { return 0; }
+  virtual uint64_t fallback_reads() const { return 0; }
 };
 
 class CounterBackend {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <optional>
 #include <set>
 
@@ -13,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "runtime/analysis/perf_case.h"
 #include "runtime/counters/event_spec.h"
+#include "runtime/machine/kernel_files.h"
 #include "runtime/machine/machine_info.h"
 
 namespace td {
@@ -260,14 +260,6 @@ namespace td {
 
 namespace {
 
-// The perf_event type of a core-type PMU from sysfs; nullopt when absent.
-std::optional<uint32_t> CorePmuType(const std::string& sysfs, const std::string& pmu) {
-  std::ifstream in(sysfs + "/" + pmu + "/type");
-  uint32_t type = 0;
-  if (in >> type) return type;
-  return std::nullopt;
-}
-
 // Moves a hardware event onto one core type's PMU; false when it belongs to another.
 bool OntoCoreType(const std::string& core_type, uint32_t type, const std::vector<uint32_t>& core_types,
                   EventInfo* e) {
@@ -290,9 +282,9 @@ EventSelection SelectForCoreTypes(SelectionInput input, const DefinitionLibrary&
   std::vector<std::pair<std::string, uint32_t>> present;
   std::vector<uint32_t> types;
   for (const char* pmu : {"cpu_core", "cpu_atom"}) {
-    if (const auto type = CorePmuType(input.sysfs_devices, pmu)) {
-      present.push_back({pmu, *type});
-      types.push_back(*type);
+    if (const auto type = ReadIntegerFile(input.sysfs_devices + "/" + pmu + "/type")) {
+      present.push_back({pmu, static_cast<uint32_t>(*type)});
+      types.push_back(static_cast<uint32_t>(*type));
     }
   }
   const bool hybrid = present.size() == 2;

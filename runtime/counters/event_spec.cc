@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -14,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "runtime/counters/event_encoder.h"
+#include "runtime/machine/kernel_files.h"
 
 namespace td {
 namespace {
@@ -66,11 +66,6 @@ constexpr struct {
     {"ldlat", "config1:0-15"},     {"frontend", "config1:0-23"},
 };
 
-bool ReadFirstLine(const std::string& path, std::string* line) {
-  std::ifstream in(path);
-  return static_cast<bool>(std::getline(in, *line));
-}
-
 // Puts `value` into the bits a sysfs format string names, e.g.
 // "config:0-7,32-35" (low bits first) or "config1:0-63" or "config:18".
 absl::Status ApplyFormat(const std::string& format, uint64_t value, EventInfo* event) {
@@ -114,10 +109,10 @@ absl::StatusOr<EventInfo> ResolvePmuTerms(const std::string& spec, const std::st
   event.pmu = pmu;
   event.hardware = true;
   const std::string dir = sysfs + "/" + pmu;
-  std::string type_text;
-  const bool in_sysfs = ReadFirstLine(dir + "/type", &type_text);
+  const std::optional<std::string> type_text = ReadFirstLine(dir + "/type");
+  const bool in_sysfs = type_text.has_value();
   if (in_sysfs) {
-    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(type_text), &event.perf_type)) {
+    if (!absl::SimpleAtoi(*type_text, &event.perf_type)) {
       return absl::InvalidArgumentError(absl::StrFormat("%s/type does not hold a number", dir));
     }
   } else if (pmu == "cpu" || pmu == "cpu_core" || pmu == "cpu_atom") {
@@ -130,10 +125,12 @@ absl::StatusOr<EventInfo> ResolvePmuTerms(const std::string& spec, const std::st
   // stands for the terms written there.
   std::vector<std::string> term_list;
   for (const std::string& term : std::vector<std::string>(absl::StrSplit(terms, ',', absl::SkipEmpty()))) {
-    std::string alias;
-    if (in_sysfs && term.find('=') == std::string::npos &&
-        ReadFirstLine(dir + "/events/" + std::string(absl::StripAsciiWhitespace(term)), &alias)) {
-      for (absl::string_view t : absl::StrSplit(alias, ',', absl::SkipEmpty())) term_list.emplace_back(t);
+    std::optional<std::string> alias;
+    if (in_sysfs && term.find('=') == std::string::npos) {
+      alias = ReadFirstLine(dir + "/events/" + std::string(absl::StripAsciiWhitespace(term)));
+    }
+    if (alias) {
+      for (absl::string_view t : absl::StrSplit(*alias, ',', absl::SkipEmpty())) term_list.emplace_back(t);
     } else {
       term_list.push_back(term);
     }
@@ -158,7 +155,7 @@ absl::StatusOr<EventInfo> ResolvePmuTerms(const std::string& spec, const std::st
     }
     std::string format;
     if (in_sysfs) {
-      ReadFirstLine(dir + "/format/" + key, &format);
+      format = ReadFirstLine(dir + "/format/" + key).value_or("");
     } else {
       for (const auto& f : kDefaultCpuFormat) {
         if (key == f.term) format = f.format;

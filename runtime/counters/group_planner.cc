@@ -3,7 +3,6 @@
 #include <linux/perf_event.h>
 
 #include <algorithm>
-#include <fstream>
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -232,12 +231,6 @@ absl::StatusOr<std::vector<std::vector<EventInfo>>> PlanGroups(
     }
   }
   return groups;
-}
-
-bool NmiWatchdogEnabled(const std::string& path) {
-  std::ifstream in(path);
-  int value = 0;
-  return (in >> value) && value != 0;
 }
 
 }  // namespace td

@@ -37,9 +37,6 @@ absl::Status CheckSchedulable(const std::vector<EventInfo>& group, const Counter
 absl::StatusOr<std::vector<std::vector<EventInfo>>> PlanGroups(
     const std::vector<GroupRequest>& requests, const CounterModel& model, const PlanOptions& options);
 
-// Reads /proc/sys/kernel/nmi_watchdog (false when unreadable).
-bool NmiWatchdogEnabled(const std::string& path = "/proc/sys/kernel/nmi_watchdog");
-
 }  // namespace td
 
 #endif  // TD_RUNTIME_COUNTERS_GROUP_PLANNER_H_

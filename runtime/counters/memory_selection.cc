@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -14,23 +13,16 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "runtime/counters/event_spec.h"
+#include "runtime/machine/kernel_files.h"
 
 namespace td {
 namespace {
-
-bool ReadTrimmed(const std::string& path, std::string* text) {
-  std::ifstream in(path);
-  if (!std::getline(in, *text)) return false;
-  *text = std::string(absl::StripAsciiWhitespace(*text));
-  return true;
-}
 
 // Instances of `pattern` ("uncore_imc_*" or an exact name), in numeric order.
 std::vector<std::string> MatchingPmus(const std::string& sysfs, const std::string& pattern) {
   std::vector<std::pair<int, std::string>> found;
   if (!absl::EndsWith(pattern, "*")) {
-    std::string type;
-    if (ReadTrimmed(sysfs + "/" + pattern + "/type", &type)) found.push_back({0, pattern});
+    if (ReadFirstLine(sysfs + "/" + pattern + "/type")) found.push_back({0, pattern});
   } else if (DIR* dir = opendir(sysfs.c_str())) {
     const std::string prefix = pattern.substr(0, pattern.size() - 1);
     while (const dirent* entry = readdir(dir)) {
@@ -52,12 +44,10 @@ std::vector<std::string> MatchingPmus(const std::string& sysfs, const std::strin
 // "MiB" = 64 B); `fallback` when they are missing or in another unit.
 double AliasBytesPerCount(const std::string& pmu_dir, const std::string& terms, double fallback) {
   if (terms.find('=') != std::string::npos) return fallback;
-  std::string scale_text, unit;
+  const std::optional<std::string> scale_text = ReadFirstLine(pmu_dir + "/events/" + terms + ".scale");
+  const std::string unit = ReadFirstLine(pmu_dir + "/events/" + terms + ".unit").value_or("");
   double scale = 0;
-  if (!ReadTrimmed(pmu_dir + "/events/" + terms + ".scale", &scale_text) ||
-      !absl::SimpleAtod(scale_text, &scale) || !ReadTrimmed(pmu_dir + "/events/" + terms + ".unit", &unit)) {
-    return fallback;
-  }
+  if (!scale_text || !absl::SimpleAtod(*scale_text, &scale)) return fallback;
   if (unit == "MiB") return scale * 1024 * 1024;
   if (unit == "KiB") return scale * 1024;
   if (unit == "B" || unit == "bytes") return scale;
@@ -73,9 +63,7 @@ absl::StatusOr<SocketCounters> ResolveController(const MemoryControllerDefinitio
   SocketCounters out;
   size_t sockets = 0;
   for (const std::string& pmu : pmus) {
-    std::string cpumask;
-    const std::vector<int> cpus =
-        ReadTrimmed(sysfs + "/" + pmu + "/cpumask", &cpumask) ? ParseCpuList(cpumask) : std::vector<int>{};
+    const std::vector<int> cpus = ParseCpuList(ReadFirstLine(sysfs + "/" + pmu + "/cpumask").value_or(""));
     if (cpus.empty()) {
       return absl::FailedPreconditionError(
           absl::StrFormat("memory controller %s: no CPU in its cpumask to count it on", pmu));

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <vector>
@@ -67,20 +68,22 @@ class PerfThreadCounters final : public ThreadCounters {
       if (g.user != nullptr) {
         ok &= g.user->Read(snapshot + g.word_offset);
       } else {
-        ++kernel_reads_;
         ok &= read(g.leader_fd, snapshot + g.word_offset, g.bytes) == static_cast<ssize_t>(g.bytes);
       }
     }
     return ok;
   }
   std::string Unopened() const override { return unopened_; }
+  size_t mapped_groups() const override {
+    return std::count_if(groups_.begin(), groups_.end(), [](const OpenedGroup& g) { return g.user != nullptr; });
+  }
   uint64_t user_reads() const override {
     uint64_t n = 0;
     for (const OpenedGroup& g : groups_) n += g.user ? g.user->user_reads() : 0;
     return n;
   }
-  uint64_t kernel_reads() const override {
-    uint64_t n = kernel_reads_;
+  uint64_t fallback_reads() const override {
+    uint64_t n = 0;
     for (const OpenedGroup& g : groups_) n += g.user ? g.user->kernel_reads() : 0;
     return n;
   }
@@ -90,7 +93,6 @@ class PerfThreadCounters final : public ThreadCounters {
   std::vector<int> all_fds_;
   std::vector<void*> pages_;
   std::string unopened_;
-  uint64_t kernel_reads_ = 0;
 };
 
 class PerfEventBackend final : public CounterBackend {

@@ -51,6 +51,11 @@ bool RdpmcGroupReader::ReadOrdinary(uint64_t* block) {
     if (!ReadWithRdpmc(pages_[i], hooks_.read_pmc, &member)) return ReadKernel(block);
     values[i] = member.count;
   }
+  return FinishUserRead(leader, block);
+}
+
+// The block's header as read() writes it: nr, then the leader's times.
+bool RdpmcGroupReader::FinishUserRead(const RdpmcSample& leader, uint64_t* block) {
   block[0] = pages_.size();
   block[1] = leader.time_enabled;
   block[2] = leader.time_running;
@@ -88,11 +93,7 @@ bool RdpmcGroupReader::ReadMetrics(uint64_t* block) {
       values[i] = member.count;
     }
   }
-  block[0] = pages_.size();
-  block[1] = slots.time_enabled;
-  block[2] = slots.time_running;
-  ++user_reads_;
-  return true;
+  return FinishUserRead(slots, block);
 }
 
 }  // namespace td

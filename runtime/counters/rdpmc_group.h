@@ -60,6 +60,7 @@ class RdpmcGroupReader {
   bool ReadMetrics(uint64_t* block);
   bool ReadKernel(uint64_t* block);
   bool Rebase(uint64_t* block);
+  bool FinishUserRead(const RdpmcSample& leader, uint64_t* block);
 
   std::vector<const volatile perf_event_mmap_page*> pages_;
   std::vector<int> metric_fields_;

@@ -9,16 +9,12 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
+#include "runtime/machine/kernel_files.h"
 
 namespace td {
 namespace {
 
-int ReadIntFile(const char* path) {
-  std::ifstream in(path);
-  int value = -1;
-  if (!(in >> value)) return -1;
-  return value;
-}
+int ReadIntFile(const char* path) { return static_cast<int>(ReadIntegerFile(path).value_or(-1)); }
 
 }  // namespace
 

@@ -37,6 +37,22 @@ Counts SklCounts(double cycles, double fe, double bad, double ret, double instru
   return c;
 }
 
+// Hardware events by name, as a recording lists them.
+std::vector<EventInfo> HardwareEvents(const std::vector<std::string>& names, uint32_t type = 4,
+                                      const std::string& core_type = "") {
+  std::vector<EventInfo> events;
+  for (const auto& name : names) {
+    EventInfo e;
+    e.name = name;
+    e.unit = name == "task-clock" ? "ns" : "count";  // as the software event records it
+    e.perf_type = type;
+    e.hardware = true;
+    e.core_type = core_type;
+    events.push_back(e);
+  }
+  return events;
+}
+
 RunData SklRecording(const std::vector<std::string>& event_names = kSklEvents) {
   RunData data;
   data.td_version = "0.1.0";
@@ -48,16 +64,7 @@ RunData SklRecording(const std::vector<std::string>& event_names = kSklEvents) {
   data.backend = "perf_event";
   data.availability.software_counters = true;
   data.availability.hardware_counters = true;
-  std::vector<EventInfo> events;
-  for (const auto& name : event_names) {
-    EventInfo e;
-    e.name = name;
-    e.unit = name == "task-clock" ? "ns" : "count";
-    e.perf_type = 4;
-    e.hardware = true;
-    events.push_back(e);
-  }
-  data.layout.AddGroup(events);
+  data.layout.AddGroup(HardwareEvents(event_names));
   return data;
 }
 
@@ -261,15 +268,7 @@ TEST(RegionAnalysis, BandwidthDiagnosisComparesWithTheCalibratedPeak) {
   const std::vector<std::string> events = {"CPU_CLK_UNHALTED.THREAD", "LONGEST_LAT_CACHE.MISS"};
   RunData data = SklRecording();
   data.layout = CounterLayout{};
-  std::vector<EventInfo> infos;
-  for (const auto& name : events) {
-    EventInfo e;
-    e.name = name;
-    e.unit = "count";
-    e.hardware = true;
-    infos.push_back(e);
-  }
-  data.layout.AddGroup(infos);
+  data.layout.AddGroup(HardwareEvents(events));
   Region region{"triad", "triad", -1, {}, {}};
   RegionOnThread part{0, 1, 0, 0, 0, 1'001'000'000, 1'001'000'000, {}, {}};
   part.events = {{3'000'000'000, 3'000'000'000}, {1'000'000'000, 1'000'000'000}};
@@ -346,17 +345,7 @@ TEST(RegionAnalysis, HybridRecordingGetsATreePerCoreType) {
   data.machine.cpu_model = 0x97;  // Alder Lake
   data.layout = CounterLayout{};
   auto group = [&](const std::string& core_type, uint32_t type, const std::vector<std::string>& names) {
-    std::vector<EventInfo> events;
-    for (const auto& name : names) {
-      EventInfo e;
-      e.name = name;
-      e.unit = "count";
-      e.hardware = true;
-      e.perf_type = type;
-      e.core_type = core_type;
-      events.push_back(e);
-    }
-    data.layout.AddGroup(events);
+    data.layout.AddGroup(HardwareEvents(names, type, core_type));
   };
   group("cpu_core", 4, {"TOPDOWN.SLOTS", "PERF_METRICS.RETIRING", "PERF_METRICS.BAD_SPECULATION",
                         "PERF_METRICS.FRONTEND_BOUND", "PERF_METRICS.BACKEND_BOUND", "INST_RETIRED.ANY"});
