@@ -1,51 +1,148 @@
 #!/usr/bin/env bash
-# The whole test suite: plain build, ASan+UBSan build, the threading tests
-# under TSan, and a short libFuzzer run of the formula parser and definition
-# loader. Usage: scripts/test.sh [plain|asan|tsan|fuzz ...] (default all)
-set -euo pipefail
+# The README's second command: the whole test suite, in four stages.
+#   plain  optimised build in build/ (shared with scripts/demo.sh): every test
+#   asan   AddressSanitizer + UndefinedBehaviorSanitizer, clang, every test but
+#          the install test; the same build holds the fuzz targets
+#   tsan   ThreadSanitizer: only the tests labelled `threading`
+#   fuzz   each libFuzzer target for TD_FUZZ_SECONDS (default 20) from its seeds
+# Every stage runs even when an earlier one failed; a table at the end says,
+# per stage, how many tests ran, passed, failed and were skipped, and how long
+# the stage took. The exit status is non-zero when any stage failed.
+# Usage: scripts/test.sh [plain|asan|tsan|fuzz ...]   (default: all four)
+set -uo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
-jobs=$(nproc)
-modes=("$@")
-[ ${#modes[@]} -eq 0 ] && modes=(plain asan tsan fuzz)
+bash scripts/install-deps.sh || exit 1
 
-run_suite() {  # name, cmake args, ctest args
-  local name=$1 cmake_args=$2 ctest_args=$3
-  echo "== $name build =="
-  cmake -S . -B "build-$name" -G Ninja $cmake_args >/dev/null
-  cmake --build "build-$name" -j "$jobs"
-  echo "== $name tests =="
-  (cd "build-$name" && ctest --output-on-failure -j "$jobs" $ctest_args)
+jobs=$(nproc)
+stages=("$@")
+[ ${#stages[@]} -eq 0 ] && stages=(plain asan tsan fuzz)
+logs=build-logs
+mkdir -p "$logs"
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+
+# Sanitizer builds use clang so that one instrumented build serves both the
+# test suite and the fuzz targets (libFuzzer is clang's).
+asan_args=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug
+           -DTD_SANITIZE=fuzzer-no-link,address,undefined -DTD_BUILD_FUZZERS=ON -DTD_BUILD_BENCHMARKS=OFF)
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1
+export TSAN_OPTIONS=halt_on_error=1:exitcode=66
+
+declare -A ran passed failed skipped seconds note
+failures=0
+
+configure() {  # stage, build dir, cmake args…
+  local stage=$1 dir=$2
+  shift 2
+  cmake -S . -B "$dir" -G Ninja "${launcher[@]}" "$@" >"$logs/$stage-configure.log" 2>&1 || {
+    tail -n 30 "$logs/$stage-configure.log"
+    return 1
+  }
 }
 
-for mode in "${modes[@]}"; do
-  case $mode in
-    plain) run_suite plain "-DCMAKE_BUILD_TYPE=RelWithDebInfo" "" ;;
-    asan)
-      # The install test builds an uninstrumented consumer, so it runs in plain only.
-      ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-        run_suite asan "-DCMAKE_BUILD_TYPE=Debug -DTD_SANITIZE=address,undefined -DTD_BUILD_BENCHMARKS=OFF" \
-        "-LE install" ;;
-    tsan)
-      # libgomp is not built with TSan, so the OpenMP scenario is left to the other modes.
-      TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
-        run_suite tsan "-DCMAKE_BUILD_TYPE=Debug -DTD_SANITIZE=thread -DTD_BUILD_BENCHMARKS=OFF -DTD_BUILD_SAMPLES=OFF" \
-        "-L scenario|unit -E OpenMp" ;;
-    fuzz)
-      # libFuzzer needs clang; each target runs briefly from its seed corpus.
-      echo "== fuzz build =="
-      CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-        -DTD_SANITIZE=fuzzer-no-link,address,undefined -DTD_BUILD_FUZZERS=ON \
-        -DTD_BUILD_TESTS=OFF -DTD_BUILD_SAMPLES=OFF -DTD_BUILD_BENCHMARKS=OFF >/dev/null
-      cmake --build build-fuzz -j "$jobs" --target td_expression_fuzzer td_definitions_fuzzer
-      for target in expression definitions; do
-        echo "== fuzz $target (${TD_FUZZ_SECONDS:-20} s) =="
-        corpus=$(mktemp -d)
-        cp tests/fuzz/corpus/$target/* "$corpus"/
-        ./build-fuzz/tests/fuzz/td_${target}_fuzzer -max_total_time="${TD_FUZZ_SECONDS:-20}" \
-          -max_len=4096 "$corpus" 2>&1 | tail -n 1
-        rm -rf "$corpus"
-      done ;;
-    *) echo "unknown mode $mode (plain, asan, tsan, fuzz)" >&2; exit 2 ;;
+build() {  # stage, build dir, targets…
+  local stage=$1 dir=$2
+  shift 2
+  local targets=()
+  [ $# -gt 0 ] && targets=(--target "$@")
+  cmake --build "$dir" -j "$jobs" "${targets[@]}" >"$logs/$stage-build.log" 2>&1 || {
+    grep -E 'error|Error' "$logs/$stage-build.log" | head -n 30
+    return 1
+  }
+}
+
+# Runs ctest and fills the counters for the stage from its summary lines.
+run_ctest() {  # stage, build dir, ctest args…
+  local stage=$1 dir=$2
+  shift 2
+  local log="$logs/$stage-ctest.log"
+  (cd "$dir" && ctest --output-on-failure -j "$jobs" "$@") >"$log" 2>&1
+  local status=$?
+  local total fail skip
+  total=$(sed -n 's/.*tests passed, [0-9]* tests\{0,1\} failed out of \([0-9]*\).*/\1/p' "$log" | tail -n 1)
+  fail=$(sed -n 's/.*tests passed, \([0-9]*\) tests\{0,1\} failed out of.*/\1/p' "$log" | tail -n 1)
+  skip=$(grep -c '(Skipped)$' "$log")
+  total=${total:-0}
+  fail=${fail:-0}
+  ran[$stage]=$total
+  failed[$stage]=$fail
+  skipped[$stage]=$skip
+  passed[$stage]=$((total - fail - skip))
+  if [ "$status" -ne 0 ] || [ "$total" -eq 0 ]; then
+    sed -n '/The following tests FAILED/,$p' "$log"
+    [ "$total" -eq 0 ] && note[$stage]="no test ran (see $log)"
+    return 1
+  fi
+  echo "$stage: ${passed[$stage]} passed, $fail failed, $skip skipped (log: $log)"
+}
+
+stage_plain() {
+  configure plain build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTD_BUILD_TESTS=ON -DTD_BUILD_BENCHMARKS=ON &&
+    build plain build && run_ctest plain build
+}
+
+stage_asan() {
+  # The install test builds an uninstrumented consumer, so it runs in plain only.
+  configure asan build-asan "${asan_args[@]}" && build asan build-asan && run_ctest asan build-asan -LE install
+}
+
+stage_tsan() {
+  # libgomp is not built with TSan, so the OpenMP scenario is left to the other stages.
+  configure tsan build-tsan -DCMAKE_BUILD_TYPE=Debug -DTD_SANITIZE=thread -DTD_BUILD_BENCHMARKS=OFF \
+      -DTD_BUILD_SAMPLES=OFF &&
+    build tsan build-tsan td_threading_suite && run_ctest tsan build-tsan -L threading -E OpenMp
+}
+
+stage_fuzz() {
+  local targets=(expression definitions)
+  configure fuzz build-asan "${asan_args[@]}" || return 1
+  build fuzz build-asan td_expression_fuzzer td_definitions_fuzzer || return 1
+  local t ok=0 bad=0
+  for t in "${targets[@]}"; do
+    local corpus
+    corpus=$(mktemp -d)
+    cp tests/fuzz/corpus/"$t"/* "$corpus"/
+    if ./build-asan/tests/fuzz/td_"$t"_fuzzer -max_total_time="${TD_FUZZ_SECONDS:-20}" -max_len=4096 \
+        "$corpus" >"$logs/fuzz-$t.log" 2>&1; then
+      ok=$((ok + 1))
+      echo "fuzz $t: $(grep -E '^Done|#[0-9]+ *DONE' "$logs/fuzz-$t.log" | tail -n 1)"
+    else
+      bad=$((bad + 1))
+      tail -n 40 "$logs/fuzz-$t.log"
+    fi
+    rm -rf "$corpus"
+  done
+  ran[fuzz]=$((ok + bad))
+  passed[fuzz]=$ok
+  failed[fuzz]=$bad
+  skipped[fuzz]=0
+  [ "$bad" -eq 0 ]
+}
+
+for stage in "${stages[@]}"; do
+  case $stage in
+    plain | asan | tsan | fuzz) ;;
+    *) echo "test.sh: unknown stage $stage (plain, asan, tsan, fuzz)" >&2; exit 2 ;;
   esac
+  echo "== $stage =="
+  start=$SECONDS
+  if ! "stage_$stage"; then
+    failures=$((failures + 1))
+    : "${ran[$stage]:=0}" "${passed[$stage]:=0}" "${skipped[$stage]:=0}"
+    [ "${failed[$stage]:-0}" -eq 0 ] && failed[$stage]=1 && note[$stage]=${note[$stage]:-"build failed (see $logs/)"}
+  fi
+  seconds[$stage]=$((SECONDS - start))
 done
+
+echo
+printf '%-6s %6s %7s %7s %8s %8s  %s\n' stage tests passed failed skipped seconds ""
+t_ran=0 t_passed=0 t_failed=0 t_skipped=0
+for stage in "${stages[@]}"; do
+  printf '%-6s %6d %7d %7d %8d %8d  %s\n' "$stage" "${ran[$stage]}" "${passed[$stage]}" \
+    "${failed[$stage]}" "${skipped[$stage]}" "${seconds[$stage]}" "${note[$stage]:-}"
+  t_ran=$((t_ran + ran[$stage])); t_passed=$((t_passed + passed[$stage]))
+  t_failed=$((t_failed + failed[$stage])); t_skipped=$((t_skipped + skipped[$stage]))
+done
+echo "total: $t_passed passed, $t_failed failed, $t_skipped skipped"
+[ "$failures" -eq 0 ]

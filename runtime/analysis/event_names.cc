@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
@@ -26,7 +27,7 @@ std::string TermToModifier(std::string term) {
   const size_t eq = term.find('=');
   const std::string key = term.substr(0, eq);
   const std::string value = eq == std::string::npos ? "" : term.substr(eq + 1);
-  if (key == "cmask" || key == "c") return "c" + std::to_string(std::strtol(value.c_str(), nullptr, 0));
+  if (key == "cmask" || key == "c") return absl::StrCat("c", std::strtol(value.c_str(), nullptr, 0));
   if (key == "edge" || key == "e") return "e";
   if (key == "inv" || key == "i") return "i";
   if (key == "any" || key == "t") return "t";

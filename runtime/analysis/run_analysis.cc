@@ -5,7 +5,9 @@
 
 #include "absl/strings/str_format.h"
 #include "runtime/analysis/event_names.h"
+#include "runtime/report/byte_strings.h"
 #include "runtime/analysis/perf_case.h"
+#include "runtime/report/software_metrics.h"
 
 namespace td {
 
@@ -197,6 +199,35 @@ RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
 }  // namespace td
 
 namespace td {
+namespace {
+
+// Integers stay integers (counts, nanoseconds); not measured is null.
+nlohmann::json SoftwareValueJson(const SoftwareMetric& m) {
+  if (!m.value) return nullptr;
+  if (m.unit == SoftwareUnit::kCpus) return *m.value;
+  return static_cast<uint64_t>(*m.value);
+}
+
+// Calls, wall times and the software metrics, inclusive and exclusive: the
+// same totals the text report prints (threads summed, wall = longest thread).
+void AddMeasuredJson(const RunData& data, const Region& region, nlohmann::json* out) {
+  const RegionTotals totals = Totals(region, 0);
+  (*out)["calls"] = totals.calls;
+  (*out)["wall_inclusive_ns"] = totals.wall_inclusive_ns;
+  (*out)["wall_exclusive_ns"] = totals.wall_exclusive_ns;
+  const std::vector<SoftwareMetric> inclusive = RegionSoftwareMetrics(data, region, false);
+  const std::vector<SoftwareMetric> exclusive = RegionSoftwareMetrics(data, region, true);
+  nlohmann::json software = nlohmann::json::object();
+  for (size_t m = 0; m < inclusive.size(); ++m) {
+    nlohmann::json& entry = software[inclusive[m].key];
+    entry["inclusive"] = SoftwareValueJson(inclusive[m]);
+    // A ratio of two exclusive differences is noise, not a measurement: left out.
+    if (inclusive[m].unit != SoftwareUnit::kCpus) entry["exclusive"] = SoftwareValueJson(exclusive[m]);
+  }
+  (*out)["software"] = std::move(software);
+}
+
+}  // namespace
 
 nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysis) {
   using nlohmann::json;
@@ -235,11 +266,14 @@ nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysi
     }
     return json{{"tree", tree}, {"metrics", metrics}, {"diagnoses", diagnoses}, {"notes", r.notes}};
   };
-  for (size_t i = 0; i < analysis.regions.size() && i < data.regions.size(); ++i) {
-    json region = {{"path", data.regions[i].path},
-                   {"threads", data.regions[i].threads.size()},
-                   {"inclusive", result_json(analysis.regions[i])}};
-    const bool has_exclusive = i < analysis.exclusive.size() && !analysis.exclusive[i].tree.empty();
+  // Every region has an entry with what was measured, tree or not; the
+  // trees are null when there is none (no hardware counts).
+  for (size_t i = 0; i < data.regions.size(); ++i) {
+    json region = {{"path", data.regions[i].path}, {"threads", data.regions[i].threads.size()}};
+    AddMeasuredJson(data, data.regions[i], &region);
+    const bool has_tree = analysis.HasTrees() && i < analysis.regions.size();
+    region["inclusive"] = has_tree ? result_json(analysis.regions[i]) : json(nullptr);
+    const bool has_exclusive = has_tree && i < analysis.exclusive.size() && !analysis.exclusive[i].tree.empty();
     region["exclusive"] = has_exclusive ? result_json(analysis.exclusive[i]) : json(nullptr);
     out["regions"].push_back(std::move(region));
   }
@@ -250,6 +284,7 @@ nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysi
       out["other_core_types"].push_back(RunAnalysisToJson(data, other));
     }
   }
+  MakeJsonStringsValid(&out);  // paths and notes may carry a program's bytes: never a throwing dump
   return out;
 }
 

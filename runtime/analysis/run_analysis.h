@@ -35,8 +35,10 @@ RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
                        const std::string& uarch_override,
                        std::optional<double> peak_gbps = std::nullopt);
 
-// The analysis as JSON (td report --json): per region the tree with values
-// (null when not measured), flags, critical path, metrics, diagnoses, notes.
+// The analysis as JSON (td report --json): one entry per region with its
+// calls, wall times and software metrics (task-clock, cpu_utilization, page
+// faults, …), and the tree with values (null when not measured), flags,
+// critical path, metrics, diagnoses, notes — the trees null without hardware counts.
 nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysis);
 
 // A region's count of each recorded event, summed over threads, each

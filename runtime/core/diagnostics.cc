@@ -4,6 +4,8 @@
 
 #include <mutex>
 
+#include "runtime/report/byte_strings.h"
+
 namespace td {
 namespace {
 
@@ -40,10 +42,13 @@ void Report(Severity severity, std::string message) {
                  kMaxPrinted);
   }
   if (seen <= kMaxPrinted && (severity != Severity::kNotice || !g_quiet)) {
+    // Messages quote region names and settings: control bytes (ESC…) and
+    // invalid UTF-8 reach the terminal as \xHH, never raw.
+    const std::string shown = Printable(message);
     if (severity == Severity::kNotice) {
-      std::fprintf(stderr, "td: %s\n", message.c_str());
+      std::fprintf(stderr, "td: %s\n", shown.c_str());
     } else {
-      std::fprintf(stderr, "td: %s: %s\n", SeverityName(severity), message.c_str());
+      std::fprintf(stderr, "td: %s: %s\n", SeverityName(severity), shown.c_str());
     }
   }
   if (seen <= kMaxKept) Store().push_back({severity, std::move(message)});

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "runtime/analysis/run_analysis.h"
 #include "runtime/core/diagnostics.h"
@@ -22,6 +23,7 @@
 #include "runtime/counters/papi_backend.h"
 #include "runtime/counters/perf_event_backend.h"
 #include "runtime/regions/merge_threads.h"
+#include "runtime/report/byte_strings.h"
 #include "runtime/report/json_report.h"
 #include "runtime/report/output_files.h"
 #include "runtime/report/text_report.h"
@@ -131,10 +133,14 @@ bool Runtime::StartPapi(const Availability& availability) {
   if (auto parsed = ParseEventList(config_.events); parsed.ok()) {
     for (const RequestedGroup& g : *parsed) names.insert(names.end(), g.events.begin(), g.events.end());
   }
+  // MakePapiBackend counts once on this thread: where PAPI cannot count, this
+  // is the one line that says why, and the run measures what perf_event can.
   auto papi = MakePapiBackend(names, availability);
   if (!papi.ok()) {
-    Report(Severity::kError, absl::StrFormat("TD_BACKEND=papi: %s; using the perf_event backend instead",
-                                             papi.status().message()));
+    Report(Severity::kError,
+           absl::StrFormat("TD_BACKEND=papi: %s; %s", papi.status().message(),
+                           availability.software_counters ? "using the perf_event backend instead"
+                                                          : "measuring wall time and calls only"));
     return false;
   }
   backend_ = *std::move(papi);
@@ -210,9 +216,13 @@ ThreadState* Runtime::AttachThisThread() {
   std::lock_guard<std::mutex> lock(threads_mu_);
   if (LoadState() != RuntimeState::kRunning) return nullptr;
   const auto index = static_cast<uint32_t>(threads_.size());
-  if (!error.empty()) {
+  // Threads usually fail alike (same limit, same missing PMU): one line per
+  // distinct reason, not one per thread; each thread's JSON entry keeps it.
+  if (!error.empty() && thread_errors_said_.insert(error).second) {
     Report(Severity::kWarning,
-           absl::StrFormat("thread %d: counters not measured: %s", index, error));
+           absl::StrFormat("thread %d: counters not measured: %s; later threads failing the same way "
+                           "are not listed again",
+                           index, error));
   }
   threads_.push_back(std::make_unique<ThreadState>(index, tid, std::move(counters),
                                                    backend_->layout().words, error, &regions_));
@@ -259,6 +269,7 @@ void Runtime::AfterForkInChild() {
   }
   runtime.threads_.clear();
   ClearDiagnostics();
+  runtime.thread_errors_said_.clear();  // the child's report says its own
   runtime.start_unix_ns_ = UnixNowNs();
   if (self == nullptr) return;
   std::unique_ptr<ThreadCounters> counters;
@@ -286,10 +297,25 @@ void Runtime::Finalize() {
   __atomic_store_n(&td_markers_off, 1, __ATOMIC_RELAXED);
   if (replay_ != nullptr) {
     const std::unique_ptr<RunData> recording = std::move(replay_);
-    WriteTextReport(*recording);
+    try {
+      WriteTextReport(*recording);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "td: error: the report could not be written: %s\n", e.what());
+    }
     return;
   }
   if (!was_running) return;  // never started, disabled, or already finalized
+  // Finalize runs inside the program's exit(): nothing may escape into it.
+  try {
+    CollectAndWrite();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "td: error: the reports could not be written: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "td: error: the reports could not be written\n");
+  }
+}
+
+void Runtime::CollectAndWrite() {
   RunData data;
   std::vector<ThreadTrace> traces;
   {
@@ -311,18 +337,41 @@ void Runtime::Finalize() {
   WriteReports(data);
 }
 
-void Runtime::WriteTrace(const RunData& data, const std::vector<ThreadTrace>& traces) {
+namespace {
+
+// "td-PROG-PID", the JSON file's name without ".json".
+std::string JsonFileStem(const RunData& data) {
   std::string name = JsonFileName(data.program.name, static_cast<long>(data.program.pid));
-  name.replace(name.size() - 5, 5, ".trace.json");
-  const std::string path = config_.json_dir + "/" + name;
-  const std::string body =
-      TraceToChromeJson(traces, regions_.AllNames(), data.layout, data.program.pid, data.program.name)
-          .dump() + "\n";
-  const absl::Status written = WriteFileAtomically(path, body);
-  if (!written.ok()) {
-    std::fprintf(stderr, "td: error: trace: %s\n", std::string(written.message()).c_str());
+  return name.substr(0, name.size() - 5);
+}
+
+// A file of this run in `dir`, never replacing one: when PREFERRED is taken
+// (a process with the same pid in another pid namespace or on another host
+// sharing the directory, or an earlier run whose pid was reused), the next
+// free numbered name, and one line that says so.
+absl::StatusOr<std::string> WriteRunFile(const std::string& dir, const std::string& stem, const std::string& suffix,
+                                         const std::string& body) {
+  if (body.empty()) return absl::ResourceExhaustedError("out of memory while formatting it");
+  absl::StatusOr<std::string> path = WriteNewFile(dir, stem, suffix, body);
+  const std::string preferred = stem + suffix;
+  if (path.ok() && !(path->size() > preferred.size() && absl::EndsWith(*path, "/" + preferred))) {
+    std::fprintf(stderr, "td: %s already exists in %s and is not this run's: left as it is, writing %s instead\n",
+                 Printable(preferred).c_str(), Printable(dir).c_str(), Printable(*path).c_str());
+  }
+  return path;
+}
+
+}  // namespace
+
+void Runtime::WriteTrace(const RunData& data, const std::vector<ThreadTrace>& traces) {
+  const std::string body = DumpJson(
+      TraceToChromeJson(traces, regions_.AllNames(), data.layout, data.program.pid, data.program.name));
+  const absl::StatusOr<std::string> path =
+      WriteRunFile(config_.json_dir, JsonFileStem(data), ".trace.json", body.empty() ? body : body + "\n");
+  if (!path.ok()) {
+    std::fprintf(stderr, "td: error: trace: %s\n", Printable(std::string(path.status().message())).c_str());
   } else if (!config_.quiet) {
-    std::fprintf(stderr, "td: wrote %s (open in Perfetto or chrome://tracing)\n", path.c_str());
+    std::fprintf(stderr, "td: wrote %s (open in Perfetto or chrome://tracing)\n", Printable(*path).c_str());
   }
 }
 
@@ -347,24 +396,23 @@ RunData Runtime::Collect() {
 
 void Runtime::WriteReports(const RunData& data) {
   if (config_.write_json) {
-    const std::string name = JsonFileName(data.program.name, static_cast<long>(data.program.pid));
-    const std::string body = RunToJson(data).dump(1) + "\n";
-    std::string path = config_.json_dir + "/" + name;
-    absl::Status written = WriteFileAtomically(path, body);
-    if (!written.ok()) {
+    const std::string stem = JsonFileStem(data);
+    std::string body = DumpJson(RunToJson(data), 1);
+    if (!body.empty()) body += "\n";
+    absl::StatusOr<std::string> path = WriteRunFile(config_.json_dir, stem, ".json", body);
+    if (!path.ok() && !body.empty()) {
       const char* tmp = std::getenv("TMPDIR");
-      const std::string fallback = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/" + name;
-      std::fprintf(stderr, "td: error: TD_OUTPUT_DIR=%s: %s; writing %s instead\n",
-                   config_.json_dir.c_str(), std::string(written.message()).c_str(),
-                   fallback.c_str());
-      path = fallback;
-      written = WriteFileAtomically(path, body);
+      const std::string fallback_dir = tmp != nullptr && *tmp ? tmp : "/tmp";
+      std::fprintf(stderr, "td: error: TD_OUTPUT_DIR=%s: %s; writing %s/%s.json instead\n",
+                   Printable(config_.json_dir).c_str(), Printable(std::string(path.status().message())).c_str(),
+                   Printable(fallback_dir).c_str(), stem.c_str());
+      path = WriteRunFile(fallback_dir, stem, ".json", body);
     }
-    if (!written.ok()) {
+    if (!path.ok()) {
       std::fprintf(stderr, "td: error: %s; the JSON report follows on stderr\n%s",
-                   std::string(written.message()).c_str(), body.c_str());
+                   Printable(std::string(path.status().message())).c_str(), body.c_str());
     } else if (!config_.quiet) {
-      std::fprintf(stderr, "td: wrote %s\n", path.c_str());
+      std::fprintf(stderr, "td: wrote %s\n", Printable(*path).c_str());
     }
   }
   WriteTextReport(data);
@@ -400,10 +448,12 @@ void Runtime::WriteTextReport(const RunData& data) {
     std::fputs(text.c_str(), stdout);
     std::fflush(stdout);
   } else {
+    // A regular file is replaced atomically; a device, FIFO or terminal is
+    // written into (WriteFileAtomically says which and how).
     const absl::Status written = WriteFileAtomically(target, text);
     if (!written.ok()) {
       std::fprintf(stderr, "td: error: TD_OUTPUT=%s: %s; the report follows on stderr\n%s",
-                   target.c_str(), std::string(written.message()).c_str(), text.c_str());
+                   Printable(target).c_str(), Printable(std::string(written.message())).c_str(), text.c_str());
     }
   }
 }

@@ -6,6 +6,8 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "runtime/core/config.h"
@@ -53,6 +55,7 @@ class Runtime {
   static void AfterForkInParent();
   static void AfterForkInChild();
   RunData Collect();  // with threads_mu_ held
+  void CollectAndWrite();  // Finalize's work once the markers are off
   void WriteReports(const RunData& data);
   void WriteTextReport(const RunData& data);
   void WriteTrace(const RunData& data, const std::vector<ThreadTrace>& traces);
@@ -67,6 +70,7 @@ class Runtime {
   RegionRegistry regions_;
   std::mutex threads_mu_;  // guards threads_; std::mutex so that TSan sees it
   std::vector<std::unique_ptr<ThreadState>> threads_;
+  std::set<std::string> thread_errors_said_;  // under threads_mu_: counter errors already reported
   int64_t start_unix_ns_ = 0;
 };
 

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -17,13 +18,6 @@
 
 namespace td {
 namespace {
-
-struct GenericEvent {
-  const char* name;
-  uint32_t type;
-  uint64_t config;
-  const char* unit;
-};
 
 // perf's names (perf list, "Hardware event" and "Software event").
 constexpr GenericEvent kGenericEvents[] = {
@@ -184,6 +178,13 @@ bool IsRawHex(const std::string& spec) {
 
 }  // namespace
 
+const GenericEvent* FindGenericEvent(std::string_view name) {
+  for (const GenericEvent& g : kGenericEvents) {
+    if (absl::EqualsIgnoreCase(absl::string_view(name.data(), name.size()), g.name)) return &g;
+  }
+  return nullptr;
+}
+
 std::vector<std::string> GenericEventNames() {
   std::vector<std::string> names;
   for (const GenericEvent& e : kGenericEvents) names.emplace_back(e.name);
@@ -245,17 +246,15 @@ absl::StatusOr<std::vector<RequestedGroup>> ParseEventList(std::string_view text
 }
 
 absl::StatusOr<EventInfo> EventResolver::Resolve(const std::string& spec) const {
-  for (const GenericEvent& g : kGenericEvents) {
-    if (spec == g.name) {
-      EventInfo event;
-      event.name = spec;
-      event.unit = g.unit;
-      event.perf_type = g.type;
-      event.perf_config = g.config;
-      event.hardware = g.type != PERF_TYPE_SOFTWARE;
-      event.pmu = g.type == PERF_TYPE_SOFTWARE ? "software" : "cpu";
-      return event;
-    }
+  if (const GenericEvent* g = FindGenericEvent(spec)) {
+    EventInfo event;
+    event.name = spec;
+    event.unit = g->unit;
+    event.perf_type = g->type;
+    event.perf_config = g->config;
+    event.hardware = g->type != PERF_TYPE_SOFTWARE;
+    event.pmu = g->type == PERF_TYPE_SOFTWARE ? "software" : "cpu";
+    return event;
   }
   if (IsRawHex(spec)) {
     EventInfo event;

@@ -8,6 +8,7 @@
 #ifndef TD_RUNTIME_COUNTERS_EVENT_SPEC_H_
 #define TD_RUNTIME_COUNTERS_EVENT_SPEC_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,18 @@ struct EventResolver {
 
 // perf's generic names (software and hardware) td accepts, for messages.
 std::vector<std::string> GenericEventNames();
+
+struct GenericEvent {
+  const char* name;
+  uint32_t type;    // PERF_TYPE_HARDWARE or PERF_TYPE_SOFTWARE
+  uint64_t config;  // PERF_COUNT_HW_* or PERF_COUNT_SW_*
+  const char* unit;
+};
+
+// perf's generic event of that name, whatever its case ("cycles", "CYCLES");
+// null for any other name. The kernel maps these onto each CPU's own event,
+// so they mean the same on every PMU.
+const GenericEvent* FindGenericEvent(std::string_view name);
 
 }  // namespace td
 

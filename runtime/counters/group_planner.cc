@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 
@@ -91,7 +92,7 @@ bool Assign(const std::vector<Placement>& events, size_t next, std::vector<bool>
 std::string Describe(const std::vector<EventInfo>& group) {
   std::vector<std::string> names;
   for (const EventInfo& e : group) names.push_back(e.name);
-  return "{" + absl::StrJoin(names, ",") + "}";
+  return absl::StrCat("{", absl::StrJoin(names, ","), "}");
 }
 
 }  // namespace

@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
@@ -63,7 +65,8 @@ absl::StatusOr<SocketCounters> ResolveController(const MemoryControllerDefinitio
   SocketCounters out;
   size_t sockets = 0;
   for (const std::string& pmu : pmus) {
-    const std::vector<int> cpus = ParseCpuList(ReadFirstLine(sysfs + "/" + pmu + "/cpumask").value_or(""));
+    const std::optional<std::string> cpumask = ReadFirstLine(sysfs + "/" + pmu + "/cpumask");
+    const std::vector<int> cpus = ParseCpuList(cpumask ? *cpumask : std::string());
     if (cpus.empty()) {
       return absl::FailedPreconditionError(
           absl::StrFormat("memory controller %s: no CPU in its cpumask to count it on", pmu));
@@ -96,7 +99,7 @@ absl::StatusOr<SocketCounters> ResolveController(const MemoryControllerDefinitio
     }
   }
   out.description = absl::StrFormat("%s%s on %d socket%s", pmus.front(),
-                                    pmus.size() > 1 ? ".." + pmus.back().substr(controller.pmu.size() - 1) : "",
+                                    pmus.size() > 1 ? absl::StrCat("..", pmus.back().substr(controller.pmu.size() - 1)) : "",
                                     sockets, sockets == 1 ? "" : "s");
   if (!controller.description.empty()) out.description += " (" + controller.description + ")";
   return out;

@@ -5,9 +5,13 @@
 
 #include <cstring>
 #include <mutex>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "runtime/counters/event_spec.h"
+#include "runtime/counters/perf_syscall.h"
 
 namespace td {
 namespace {
@@ -32,15 +36,19 @@ const std::string& InitializePapi() {
   return error;
 }
 
+// A set that is not empty cannot be destroyed: clean it up first.
+void DiscardEventSet(int* set) {
+  PAPI_cleanup_eventset(*set);
+  PAPI_destroy_eventset(set);
+}
+
 class PapiThreadCounters final : public ThreadCounters {
  public:
   PapiThreadCounters(int event_set, size_t num_events, long long start_ns)
       : event_set_(event_set), values_(num_events), start_ns_(start_ns) {}
   ~PapiThreadCounters() override {
-    long long ignored[64];
-    PAPI_stop(event_set_, ignored);
-    PAPI_cleanup_eventset(event_set_);
-    PAPI_destroy_eventset(&event_set_);
+    PAPI_stop(event_set_, values_.data());  // writes one value per event: values_ has room
+    DiscardEventSet(&event_set_);
   }
   bool Read(uint64_t* snapshot) override {
     if (PAPI_read(event_set_, values_.data()) != PAPI_OK) return false;
@@ -60,8 +68,10 @@ class PapiThreadCounters final : public ThreadCounters {
 
 class PapiBackend final : public CounterBackend {
  public:
-  PapiBackend(CounterLayout layout, Availability availability)
-      : layout_(std::move(layout)), availability_(std::move(availability)) {}
+  // `papi_names` are what PAPI is asked for, parallel to layout.events (which
+  // may hold td's names of the same events).
+  PapiBackend(CounterLayout layout, std::vector<std::string> papi_names, Availability availability)
+      : layout_(std::move(layout)), papi_names_(std::move(papi_names)), availability_(std::move(availability)) {}
   std::string_view name() const override { return "papi"; }
   const CounterLayout& layout() const override { return layout_; }
   const Availability& availability() const override { return availability_; }
@@ -74,25 +84,49 @@ class PapiBackend final : public CounterBackend {
     if (const int err = PAPI_create_eventset(&set); err != PAPI_OK) {
       return absl::UnavailableError(absl::StrFormat("PAPI_create_eventset: %s", PAPI_strerror(err)));
     }
-    for (const EventInfo& e : layout_.events) {
-      if (const int err = PAPI_add_named_event(set, e.name.c_str()); err != PAPI_OK) {
-        PAPI_destroy_eventset(&set);
-        return absl::UnavailableError(absl::StrFormat("PAPI_add_named_event(%s): %s", e.name, PAPI_strerror(err)));
+    for (const std::string& name : papi_names_) {
+      if (const int err = PAPI_add_named_event(set, name.c_str()); err != PAPI_OK) {
+        DiscardEventSet(&set);
+        return absl::UnavailableError(
+            absl::StrFormat("PAPI cannot count %s here (PAPI_add_named_event: %s)", name, PAPI_strerror(err)));
       }
     }
     const long long start = PAPI_get_real_nsec();
     if (const int err = PAPI_start(set); err != PAPI_OK) {
-      PAPI_cleanup_eventset(set);
-      PAPI_destroy_eventset(&set);
-      return absl::UnavailableError(absl::StrFormat("PAPI_start: %s", PAPI_strerror(err)));
+      DiscardEventSet(&set);
+      return absl::UnavailableError(absl::StrFormat("PAPI cannot start counting %s here (PAPI_start: %s)",
+                                                    absl::StrJoin(papi_names_, ","), PAPI_strerror(err)));
     }
     return std::make_unique<PapiThreadCounters>(set, layout_.events.size(), start);
   }
 
  private:
   CounterLayout layout_;
+  std::vector<std::string> papi_names_;
   Availability availability_;
 };
+
+// Opens, reads and closes the counters once on the calling thread: what
+// fails here would fail on every thread.
+absl::Status CountOnce(CounterBackend& backend) {
+  auto counters = backend.OpenForCurrentThread();
+  if (!counters.ok()) return counters.status();
+  std::vector<uint64_t> snapshot(backend.layout().words);
+  if (!(*counters)->Read(snapshot.data())) {
+    return absl::UnavailableError("PAPI_read failed on a freshly started event set");
+  }
+  return absl::OkStatus();
+}
+
+// td's name for one of perf's generic events: the table's first spelling of
+// it ("page-faults", not its alias "faults").
+std::string CanonicalName(const GenericEvent& event) {
+  for (const std::string& name : GenericEventNames()) {
+    const GenericEvent* first = FindGenericEvent(name);
+    if (first != nullptr && first->type == event.type && first->config == event.config) return name;
+  }
+  return event.name;
+}
 
 }  // namespace
 
@@ -108,6 +142,42 @@ std::string PapiUnusableReason() {
   return "PAPI has no perf_event component";
 }
 
+EventInfo PapiEventInfo(const std::string& papi_name) {
+  EventInfo event;
+  event.name = papi_name;
+  event.unit = "count";
+  event.hardware = true;
+  event.pmu = "papi";
+  constexpr std::string_view kPerf = "perf::";
+  if (papi_name.rfind(kPerf, 0) != 0) return event;
+  std::string_view bare = std::string_view(papi_name).substr(kPerf.size());
+  bare = bare.substr(0, bare.find(':'));  // without modifiers such as ":u"
+  const GenericEvent* generic = FindGenericEvent(bare);
+  if (generic == nullptr || generic->type != PERF_TYPE_SOFTWARE) return event;
+  event.name = CanonicalName(*generic);
+  event.unit = generic->unit;
+  event.perf_type = generic->type;
+  event.perf_config = generic->config;
+  event.hardware = false;
+  return event;
+}
+
+Availability PapiAvailability(const std::vector<EventInfo>& events, Availability probed) {
+  std::vector<std::string> names;
+  bool hardware = false;
+  for (const EventInfo& e : events) {
+    names.push_back(e.name);
+    hardware |= e.hardware;
+  }
+  if (hardware) {
+    probed.hardware_counters = true;
+    probed.hardware_reason.clear();
+    probed.hardware_errno.clear();
+  }
+  probed.measured = absl::StrFormat("wall time, calls and, through PAPI, %s", absl::StrJoin(names, ", "));
+  return probed;
+}
+
 absl::StatusOr<std::unique_ptr<CounterBackend>> MakePapiBackend(std::vector<std::string> events,
                                                                 Availability availability) {
   if (std::string reason = PapiUnusableReason(); !reason.empty()) {
@@ -116,20 +186,17 @@ absl::StatusOr<std::unique_ptr<CounterBackend>> MakePapiBackend(std::vector<std:
   }
   if (events.empty()) events = {"PAPI_TOT_CYC", "PAPI_TOT_INS"};
   std::vector<EventInfo> group;
-  for (const std::string& name : events) {
-    EventInfo e;
-    e.name = name;
-    e.unit = "count";
-    e.hardware = true;
-    e.pmu = "papi";
-    group.push_back(std::move(e));
-  }
+  for (const std::string& name : events) group.push_back(PapiEventInfo(name));
   CounterLayout layout;
-  layout.AddGroup(std::move(group));
-  availability.hardware_counters = true;
-  availability.hardware_reason.clear();
-  availability.measured = "wall time, calls and PAPI events";
-  return std::make_unique<PapiBackend>(std::move(layout), std::move(availability));
+  layout.AddGroup(group);
+  auto backend =
+      std::make_unique<PapiBackend>(std::move(layout), std::move(events), PapiAvailability(group, availability));
+  if (absl::Status counted = CountOnce(*backend); !counted.ok()) {
+    backend.reset();
+    PAPI_shutdown();
+    return counted;
+  }
+  return backend;
 }
 
 }  // namespace td

@@ -18,9 +18,21 @@ namespace td {
 // and asks its perf_event component.
 std::string PapiUnusableReason();
 
+// What a PAPI event name is to td. PAPI's names of the kernel's software
+// events ("perf::TASK-CLOCK", "perf::PAGE-FAULTS") are those events: td's name
+// ("task-clock"), their unit, not hardware — so reports show them as they do
+// the perf_event backend's. Anything else (presets, PMU events) is hardware.
+EventInfo PapiEventInfo(const std::string& papi_name);
+
+// What a run that counts `events` through PAPI measured: hardware counters
+// are available only when one of the events is hardware; otherwise
+// `probed` (the perf_event probe) keeps saying why not.
+Availability PapiAvailability(const std::vector<EventInfo>& events, Availability probed);
+
 // `events` are PAPI names (presets such as PAPI_TOT_CYC, or native names);
-// empty means PAPI_TOT_CYC and PAPI_TOT_INS. Fails with the reason when PAPI
-// is unusable or rejects an event.
+// empty means PAPI_TOT_CYC and PAPI_TOT_INS. Counts them once on the calling
+// thread before returning, so that a PAPI that cannot count here (no PMU, an
+// unknown event) fails once, with the reason, instead of on every thread.
 absl::StatusOr<std::unique_ptr<CounterBackend>> MakePapiBackend(std::vector<std::string> events,
                                                                 Availability availability);
 

@@ -1,6 +1,7 @@
 #include "runtime/regions/merge_threads.h"
 
 #include "absl/container/flat_hash_map.h"
+#include "runtime/report/byte_strings.h"
 
 namespace td {
 namespace {
@@ -68,7 +69,9 @@ void MergeThreads(const std::vector<const ThreadState*>& threads,
           region.parameter = p.value;
         }
         region.parent = parent;
-        region.path = parent < 0 ? region.name : data->regions[parent].path + "/" + region.name;
+        // '/' inside a name is written \x2f (PathComponent): paths stay unique.
+        const std::string component = PathComponent(region.name);
+        region.path = parent < 0 ? component : data->regions[parent].path + "/" + component;
         data->regions.push_back(std::move(region));
         if (parent >= 0) data->regions[parent].children.push_back(it->second);
       }

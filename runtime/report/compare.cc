@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <optional>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "runtime/report/byte_strings.h"
 #include "runtime/report/csv_field.h"
 #include "runtime/report/html_report.h"
+#include "runtime/report/text_report.h"
 
 namespace td {
 namespace {
@@ -15,7 +18,8 @@ constexpr char kNone[] = "—";
 
 struct Row {
   std::string name;
-  std::vector<std::string> cells;
+  std::vector<std::string> cells;  // as text and HTML show them
+  std::vector<std::string> csv;    // empty: the cells, "—" left empty
 };
 
 std::string Cell(const TreeNode* n) {
@@ -23,102 +27,235 @@ std::string Cell(const TreeNode* n) {
   return absl::StrFormat("%.1f%%%s", 100 * *n->value, n->flagged ? "!" : "");
 }
 
-}  // namespace
-
-std::string FormatComparison(const std::vector<CompareColumn>& columns, CompareFormat format) {
-  std::vector<Row> rows;
-  Row speedup{"Speedup", {}};
-  Row ipc{"IPC", {}};
+// Speedup and IPC lead, as in the paper's tables.
+void AddHeadlineRows(const std::vector<CompareColumn>& columns, std::vector<Row>* rows) {
+  Row speedup{"Speedup", {}, {}};
+  Row ipc{"IPC", {}, {}};
+  const double first = static_cast<double>(columns.front().wall_ns);
   for (const CompareColumn& c : columns) {
-    const double first = static_cast<double>(columns.front().wall_ns);
-    speedup.cells.push_back(c.wall_ns > 0 ? absl::StrFormat("%.2f", first / c.wall_ns) : kNone);
+    speedup.cells.push_back(c.wall_ns > 0 ? absl::StrFormat("%.2f", first / static_cast<double>(c.wall_ns))
+                                          : kNone);
     const auto v = c.tree ? c.tree->MetricValue("IPC") : std::nullopt;
     ipc.cells.push_back(v ? absl::StrFormat("%.2f", *v) : kNone);
   }
-  rows.push_back(speedup);
-  rows.push_back(ipc);
-  // Node order from the first column that has a tree; deeper levels only
-  // where some column flags them.
-  const TopDownResult* shape = nullptr;
-  for (const CompareColumn& c : columns) {
-    if (c.tree != nullptr && !c.tree->tree.empty()) {
-      shape = c.tree;
-      break;
-    }
-  }
-  if (shape != nullptr) {
-    for (const TreeNode& node : shape->tree) {
-      bool keep = node.level <= 2;
-      for (const CompareColumn& c : columns) {
-        const TreeNode* n = c.tree ? c.tree->Find(node.name) : nullptr;
-        keep |= n != nullptr && n->flagged;
-      }
-      if (!keep) continue;
-      Row row{std::string(2 * (node.level - 1), ' ') + node.ShortName(), {}};
-      for (const CompareColumn& c : columns) row.cells.push_back(Cell(c.tree ? c.tree->Find(node.name) : nullptr));
-      rows.push_back(std::move(row));
-    }
-  }
+  rows->push_back(std::move(speedup));
+  rows->push_back(std::move(ipc));
+}
 
-  std::string out;
-  if (format == CompareFormat::kHtml) {
-    out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>td compare</title>"
-          "<style>body{font-family:system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse}"
-          "td,th{border-bottom:1px solid #ddd;padding:.2em .8em;text-align:right}"
-          "td:first-child,th:first-child{text-align:left}.flagged{color:#b00;font-weight:600}</style>"
-          "</head><body><h1>td compare</h1>\n<table>\n<tr><th></th>";
-    for (const CompareColumn& c : columns) out += "<th>" + HtmlEscape(c.label) + "</th>";
+// The first column that has a tree gives the node order; null when none has.
+const TopDownResult* TreeShape(const std::vector<CompareColumn>& columns) {
+  for (const CompareColumn& c : columns) {
+    if (c.tree != nullptr && !c.tree->tree.empty()) return c.tree;
+  }
+  return nullptr;
+}
+
+// Levels 1 and 2, and deeper nodes only where some column flags them.
+void AddNodeRows(const std::vector<CompareColumn>& columns, const TopDownResult& shape,
+                 std::vector<Row>* rows) {
+  for (const TreeNode& node : shape.tree) {
+    bool keep = node.level <= 2;
+    for (const CompareColumn& c : columns) {
+      const TreeNode* n = c.tree ? c.tree->Find(node.name) : nullptr;
+      keep |= n != nullptr && n->flagged;
+    }
+    if (!keep) continue;
+    Row row{std::string(2 * (node.level - 1), ' ') + node.ShortName(), {}, {}};
+    for (const CompareColumn& c : columns) row.cells.push_back(Cell(c.tree ? c.tree->Find(node.name) : nullptr));
+    rows->push_back(std::move(row));
+  }
+}
+
+const SoftwareMetric* FindMetric(const CompareColumn& column, const std::string& key) {
+  for (const SoftwareMetric& m : column.software) {
+    if (m.key == key) return &m;
+  }
+  return nullptr;
+}
+
+// For CSV: nanoseconds and counts as integers, CPUs with two decimals.
+std::string RawValue(const SoftwareMetric* m) {
+  if (m == nullptr || !m->value) return "";
+  if (m->unit == SoftwareUnit::kCpus) return absl::StrFormat("%.2f", *m->value);
+  return absl::StrCat(static_cast<uint64_t>(*m->value));
+}
+
+// This column's value over the first column's; "—" when either is missing
+// or the first is 0 (no ratio to take).
+std::string Ratio(const SoftwareMetric* m, const SoftwareMetric* base) {
+  if (m == nullptr || base == nullptr || !m->value || !base->value || *base->value <= 0) return kNone;
+  return absl::StrFormat("%.2f", *m->value / *base->value);
+}
+
+// Each software metric some column holds, in the order they first appear.
+std::vector<const SoftwareMetric*> MetricKinds(const std::vector<CompareColumn>& columns) {
+  std::vector<const SoftwareMetric*> kinds;
+  for (const CompareColumn& c : columns) {
+    for (const SoftwareMetric& m : c.software) {
+      const bool seen = std::any_of(kinds.begin(), kinds.end(),
+                                    [&](const SoftwareMetric* k) { return k->key == m.key; });
+      if (!seen) kinds.push_back(&m);
+    }
+  }
+  return kinds;
+}
+
+// Wall time, calls, then each software metric with its ratio to the first column.
+void AddMeasuredRows(const std::vector<CompareColumn>& columns, std::vector<Row>* rows) {
+  Row wall{"Wall time", {}, {}};
+  Row calls{"Calls", {}, {}};
+  for (const CompareColumn& c : columns) {
+    wall.cells.push_back(HumanDuration(c.wall_ns));
+    wall.csv.push_back(absl::StrCat(c.wall_ns));
+    calls.cells.push_back(WithThousands(c.calls));
+    calls.csv.push_back(absl::StrCat(c.calls));
+  }
+  rows->push_back(std::move(wall));
+  rows->push_back(std::move(calls));
+  for (const SoftwareMetric* kind : MetricKinds(columns)) {
+    Row value{kind->label, {}, {}};
+    Row ratio{kind->label + " ratio", {}, {}};
+    const SoftwareMetric* base = FindMetric(columns.front(), kind->key);
+    for (const CompareColumn& c : columns) {
+      const SoftwareMetric* m = FindMetric(c, kind->key);
+      value.cells.push_back(m != nullptr ? FormatSoftwareValue(*m) : kNone);
+      value.csv.push_back(RawValue(m));
+      ratio.cells.push_back(Ratio(m, base));
+    }
+    rows->push_back(std::move(value));
+    rows->push_back(std::move(ratio));
+  }
+}
+
+std::string NoTreeNote(const std::vector<CompareColumn>& columns) {
+  const bool software = std::any_of(columns.begin(), columns.end(),
+                                    [](const CompareColumn& c) { return !c.software.empty(); });
+  return software ? "no Top-Down tree: these runs hold no hardware counts; speedup, calls and software "
+                    "counters only"
+                  : "no Top-Down tree: these runs hold no hardware counts; only the speedup and calls "
+                    "are measured";
+}
+
+// "multiply1 = region matmul/multiply1 of td_matmul (pid 4242)"
+std::string Legend(const CompareColumn& c) {
+  return absl::StrFormat("%s = region %s of %s", c.label, c.region, c.run);
+}
+
+std::string FormatHtml(const std::vector<CompareColumn>& columns, const std::vector<Row>& rows, bool tree) {
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>td compare</title>"
+      "<style>body{font-family:system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse}"
+      "td,th{border-bottom:1px solid #ddd;padding:.2em .8em;text-align:right}"
+      "td:first-child,th:first-child{text-align:left}.flagged{color:#b00;font-weight:600}"
+      ".what th{font-weight:normal;color:#666}</style>"
+      "</head><body><h1>td compare</h1>\n<table>\n<tr><th></th>";
+  for (const CompareColumn& c : columns) out += "<th>" + HtmlEscape(c.label) + "</th>";
+  out += "</tr>\n<tr class=\"what\"><th>region</th>";
+  for (const CompareColumn& c : columns) out += "<th>" + HtmlEscape(c.region) + "</th>";
+  out += "</tr>\n<tr class=\"what\"><th>run</th>";
+  for (const CompareColumn& c : columns) out += "<th>" + HtmlEscape(c.run) + "</th>";
+  out += "</tr>\n";
+  for (const Row& r : rows) {
+    const size_t indent = r.name.find_first_not_of(' ');
+    absl::StrAppendFormat(&out, "<tr><td style=\"padding-left:%.1fem\">%s</td>", 0.8 + indent * 0.6,
+                          HtmlEscape(r.name.substr(indent)));
+    for (const auto& cell : r.cells) {
+      const bool flagged = !cell.empty() && cell.back() == '!';
+      absl::StrAppendFormat(&out, "<td%s>%s</td>", flagged ? " class=\"flagged\"" : "", HtmlEscape(cell));
+    }
     out += "</tr>\n";
-    for (const Row& r : rows) {
-      const size_t indent = r.name.find_first_not_of(' ');
-      absl::StrAppendFormat(&out, "<tr><td style=\"padding-left:%.1fem\">%s</td>", 0.8 + indent * 0.6,
-                            HtmlEscape(r.name.substr(indent)));
-      for (const auto& cell : r.cells) {
-        const bool flagged = !cell.empty() && cell.back() == '!';
-        absl::StrAppendFormat(&out, "<td%s>%s</td>", flagged ? " class=\"flagged\"" : "",
-                              HtmlEscape(cell));
-      }
-      out += "</tr>\n";
-    }
-    out += "</table>\n";
-    if (shape == nullptr) {
-      out += "<p>No Top-Down tree: these runs hold no hardware counts; only the speedup is measured.</p>\n";
-    }
-    return out + "</body></html>\n";
   }
-  if (format == CompareFormat::kCsv) {
-    std::vector<std::string> header = {"row"};
-    for (const CompareColumn& c : columns) header.push_back(CsvField(c.label));
-    out += absl::StrJoin(header, ",") + "\n";
-    for (const Row& r : rows) {
-      std::vector<std::string> fields = {CsvField(std::string(r.name.substr(r.name.find_first_not_of(' '))))};
-      for (const auto& cell : r.cells) fields.push_back(cell == kNone ? "" : CsvField(cell));
-      out += absl::StrJoin(fields, ",") + "\n";
+  out += "</table>\n";
+  if (!tree) out += "<p>" + HtmlEscape(NoTreeNote(columns)) + ".</p>\n";
+  return out + "</body></html>\n";
+}
+
+std::string FormatCsv(const std::vector<CompareColumn>& columns, const std::vector<Row>& rows) {
+  std::vector<std::string> header = {"row"};
+  for (const CompareColumn& c : columns) header.push_back(CsvField(c.label));
+  std::string out = absl::StrJoin(header, ",") + "\n";
+  for (const Row& r : rows) {
+    std::vector<std::string> fields = {CsvField(r.name.substr(r.name.find_first_not_of(' ')))};
+    for (size_t i = 0; i < r.cells.size(); ++i) {
+      const std::string& cell = r.csv.empty() ? r.cells[i] : r.csv[i];
+      fields.push_back(cell == kNone ? "" : CsvField(cell));
     }
-    return out;
+    out += absl::StrJoin(fields, ",") + "\n";
   }
+  // What each column is, after the numbers so the header stays one line.
+  std::vector<std::string> region = {"region"};
+  std::vector<std::string> run = {"run"};
+  for (const CompareColumn& c : columns) {
+    region.push_back(CsvField(c.region));
+    run.push_back(CsvField(c.run));
+  }
+  return out + absl::StrJoin(region, ",") + "\n" + absl::StrJoin(run, ",") + "\n";
+}
+
+// Display columns of UTF-8 text: "—" and "µ" are one column, more bytes.
+size_t DisplayWidth(const std::string& s) {
+  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char ch) { return (ch & 0xC0) != 0x80; }));
+}
+
+std::string PadLeft(const std::string& s, size_t width) {
+  const size_t w = DisplayWidth(s);
+  return w >= width ? s : std::string(width - w, ' ') + s;
+}
+
+std::string FormatText(const std::vector<CompareColumn>& columns, const std::vector<Row>& rows, bool tree) {
+  std::string out;
+  for (const CompareColumn& c : columns) out += Legend(c) + "\n";
+  out += "\n";
   size_t name_width = 6;
   for (const Row& r : rows) name_width = std::max(name_width, r.name.size());
   std::vector<size_t> widths;
-  for (const CompareColumn& c : columns) widths.push_back(std::max<size_t>(c.label.size(), 8));
-  out += absl::StrFormat("%-*s", static_cast<int>(name_width), "");
   for (size_t i = 0; i < columns.size(); ++i) {
-    out += absl::StrFormat("  %*s", static_cast<int>(widths[i]), columns[i].label);
+    widths.push_back(std::max<size_t>(DisplayWidth(columns[i].label), 8));
+    for (const Row& r : rows) widths[i] = std::max(widths[i], DisplayWidth(r.cells[i]));
   }
+  out += std::string(name_width, ' ');
+  for (size_t i = 0; i < columns.size(); ++i) out += "  " + PadLeft(columns[i].label, widths[i]);
   out += "\n";
   for (const Row& r : rows) {
-    out += absl::StrFormat("%-*s", static_cast<int>(name_width), r.name);
-    for (size_t i = 0; i < r.cells.size(); ++i) {
-      // "—" is one column wide but three bytes long.
-      const int pad = static_cast<int>(widths[i]) + (r.cells[i] == kNone ? 2 : 0);
-      out += absl::StrFormat("  %*s", pad, r.cells[i]);
-    }
+    out += r.name + std::string(name_width - r.name.size(), ' ');
+    for (size_t i = 0; i < r.cells.size(); ++i) out += "  " + PadLeft(r.cells[i], widths[i]);
     out += "\n";
   }
-  if (shape == nullptr) {
-    out += "(no Top-Down tree: these runs hold no hardware counts; only the speedup is measured)\n";
-  }
+  if (!tree) out += "(" + NoTreeNote(columns) + ")\n";
   return out;
+}
+
+}  // namespace
+
+CompareColumn MakeCompareColumn(const RunData& run, size_t region, const RunAnalysis& analysis,
+                                std::string label) {
+  const Region& r = run.regions[region];
+  const RegionTotals totals = Totals(r, 0);
+  CompareColumn column;
+  // Shown to people: control bytes and invalid UTF-8 as \xHH (Printable).
+  column.label = Printable(label);
+  column.wall_ns = totals.wall_inclusive_ns;
+  column.tree = analysis.HasTrees() && region < analysis.regions.size() ? &analysis.regions[region] : nullptr;
+  column.calls = totals.calls;
+  column.software = RegionSoftwareMetrics(run, r);
+  column.region = Printable(r.path);
+  column.run = absl::StrFormat("%s (pid %d)", Printable(run.program.name), run.program.pid);
+  return column;
+}
+
+std::string FormatComparison(const std::vector<CompareColumn>& columns, CompareFormat format) {
+  if (columns.empty()) return "";
+  std::vector<Row> rows;
+  AddHeadlineRows(columns, &rows);
+  const TopDownResult* shape = TreeShape(columns);
+  if (shape != nullptr) AddNodeRows(columns, *shape, &rows);
+  AddMeasuredRows(columns, &rows);
+  switch (format) {
+    case CompareFormat::kHtml: return FormatHtml(columns, rows, shape != nullptr);
+    case CompareFormat::kCsv: return FormatCsv(columns, rows);
+    case CompareFormat::kText: return FormatText(columns, rows, shape != nullptr);
+  }
+  return "";
 }
 
 }  // namespace td

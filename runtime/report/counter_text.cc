@@ -5,6 +5,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "runtime/analysis/run_analysis.h"
+#include "runtime/report/byte_strings.h"
 
 namespace td {
 namespace {
@@ -34,11 +35,13 @@ std::string FormatCounterSection(const RunData& data, const TextReportOptions& o
   for (size_t r = 0; r < data.regions.size(); ++r) {
     if (!RegionSelected(data, r, options.region)) continue;
     const Region& region = data.regions[r];
-    absl::StrAppendFormat(&out, "  %s\n", region.path);
+    absl::StrAppendFormat(&out, "  %s\n", Printable(region.path));
     for (size_t g : shown) {
       const GroupInfo& group = data.layout.groups[g];
       std::vector<std::string> names;
-      for (size_t i = 0; i < group.num_events; ++i) names.push_back(data.layout.events[group.first_event + i].name);
+      for (size_t i = 0; i < group.num_events; ++i) {
+        names.push_back(Printable(data.layout.events[group.first_event + i].name));
+      }
       const std::optional<double> coverage = GroupCoverage(region, g);
       std::string values;
       if (!coverage || *coverage <= 0) {
@@ -52,7 +55,7 @@ std::string FormatCounterSection(const RunData& data, const TextReportOptions& o
         values = absl::StrFormat("coverage %3.0f%%  %s", *coverage * 100, absl::StrJoin(cells, "  "));
       }
       const std::string& core_type = data.layout.events[group.first_event].core_type;
-      absl::StrAppendFormat(&out, "    group %d%s {%s}: %s\n", g, core_type.empty() ? "" : " on " + core_type,
+      absl::StrAppendFormat(&out, "    group %d%s {%s}: %s\n", g, core_type.empty() ? "" : " on " + Printable(core_type),
                             absl::StrJoin(names, ","), values);
     }
     if (instructions) {

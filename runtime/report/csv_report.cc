@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "runtime/report/csv_field.h"
+#include "runtime/report/software_metrics.h"
 
 namespace td {
 namespace {
@@ -26,6 +27,11 @@ std::string FormatCsvReport(const RunData& data, const RunAnalysis* analysis) {
     Row(&out, region.path, "time", "calls", absl::StrCat(totals.calls));
     Row(&out, region.path, "time", "wall_inclusive_ns", absl::StrCat(totals.wall_inclusive_ns));
     Row(&out, region.path, "time", "wall_exclusive_ns", absl::StrCat(totals.wall_exclusive_ns));
+    // The counts below are raw; CPU utilisation is the one derived software
+    // value (the text report's CPUs column).
+    for (const SoftwareMetric& m : RegionSoftwareMetrics(data, region)) {
+      if (m.unit == SoftwareUnit::kCpus) Row(&out, region.path, "time", m.key, m.value ? Number(*m.value) : "");
+    }
     for (size_t e = 0; e < num_events; ++e) {
       const std::string& name = data.layout.events[e].name;
       Row(&out, region.path, "count", name,

@@ -10,7 +10,8 @@
 
 namespace td {
 
-// Columns: region,kind,name,value,flagged,critical. kind is time, count
+// Columns: region,kind,name,value,flagged,critical. kind is time (calls,
+// wall times and cpu_utilization = task-clock / wall, when recorded), count
 // (raw inclusive, summed over threads), scaled (multiplex-scaled), node or
 // metric. Not measured is an empty value, never 0.
 std::string FormatCsvReport(const RunData& data, const RunAnalysis* analysis);

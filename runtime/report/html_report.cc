@@ -5,15 +5,19 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "runtime/report/byte_strings.h"
 #include "runtime/report/explanations.h"
+#include "runtime/report/software_metrics.h"
 #include "runtime/report/text_report.h"
 
 namespace td {
 
 std::string HtmlEscape(const std::string& text) {
   std::string out;
-  for (char c : text) {
+  // Names are byte strings: invalid UTF-8 and control bytes shown as \xHH.
+  for (char c : Printable(text)) {
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
@@ -54,9 +58,20 @@ if (location.hash === '#selftest') {
     bars.push({expected: total * parseFloat(seg.dataset.share),
                actual: seg.getBoundingClientRect().width});
   }
+  const regions = [];
+  for (const row of document.querySelectorAll('table.regions tr[data-region]')) {
+    const name = row.querySelector('td.name a');
+    const cells = {};
+    for (const cell of row.querySelectorAll('td[data-key]')) {
+      cells[cell.dataset.key] = {value: cell.dataset.value, text: cell.textContent,
+                                 visible: cell.getBoundingClientRect().width > 0};
+    }
+    regions.push({path: row.dataset.region, depth: parseInt(row.dataset.depth),
+                  left: name.getBoundingClientRect().left, cells: cells});
+  }
   const out = document.createElement('pre');
   out.id = 'selftest';
-  out.textContent = JSON.stringify({bars: bars});
+  out.textContent = JSON.stringify({bars: bars, regions: regions});
   document.body.appendChild(out);
 }
 )";
@@ -98,6 +113,18 @@ void AppendTree(const TopDownResult& r, const std::string& parent, std::string* 
   }
 }
 
+// A software metric as a table cell; data-value holds the unrounded number
+// ("" when not measured) for scripts and tests.
+void AppendSoftwareCell(const SoftwareMetric& m, std::string* out) {
+  std::string raw;
+  if (m.value) {
+    raw = m.unit == SoftwareUnit::kCpus ? absl::StrFormat("%.6g", *m.value)
+                                        : absl::StrCat(static_cast<uint64_t>(*m.value));
+  }
+  absl::StrAppendFormat(out, "<td data-key=\"%s\" data-value=\"%s\">%s</td>", HtmlEscape(m.key), raw,
+                        FormatSoftwareValue(m));
+}
+
 // `anchor` tells apart the same region's blocks of different core types.
 void AppendRegion(const RunData& data, size_t index, const TopDownResult* result, std::string* out,
                   const std::string& anchor = "") {
@@ -126,14 +153,47 @@ void AppendRegion(const RunData& data, size_t index, const TopDownResult* result
     *out += "</div>\n";
   }
   if (region.threads.size() > 1) {
-    *out += "<table><tr><th>thread</th><th>calls</th><th>wall incl</th><th>wall excl</th></tr>\n";
+    *out += "<table><tr><th>thread</th><th>calls</th><th>wall incl</th><th>wall excl</th>";
+    for (const SoftwareMetric& m : SoftwareMetricColumns(data)) absl::StrAppend(out, "<th>", HtmlEscape(m.label), "</th>");
+    *out += "</tr>\n";
     for (const RegionOnThread& t : region.threads) {
-      absl::StrAppendFormat(out, "<tr><td>%d</td><td>%d</td><td>%s</td><td>%s</td></tr>\n", t.thread,
+      absl::StrAppendFormat(out, "<tr><td>%d</td><td>%d</td><td>%s</td><td>%s</td>", t.thread,
                             t.calls, HumanDuration(t.wall_inclusive_ns),
                             HumanDuration(t.wall_exclusive_ns));
+      const bool measured = t.events.size() == data.layout.events.size();
+      for (const SoftwareMetric& m :
+           SoftwareMetricsOf(data, measured ? t.events : std::vector<EventDelta>{}, t.wall_inclusive_ns)) {
+        AppendSoftwareCell(m, out);
+      }
+      *out += "</tr>\n";
     }
     *out += "</table>\n";
   }
+}
+
+// The region tree as one table, nested as in the text report, with what was
+// measured in each region: there whether or not a Top-Down tree is.
+void AppendRegionTable(const RunData& data, std::string* out) {
+  *out += "<h2>Regions</h2>\n<table class=\"regions\">\n<tr><th>region</th><th>calls</th>"
+          "<th>wall incl</th><th>wall excl</th>";
+  for (const SoftwareMetric& m : SoftwareMetricColumns(data)) absl::StrAppend(out, "<th>", HtmlEscape(m.label), "</th>");
+  *out += "</tr>\n";
+  for (const RegionInTree& node : RegionTreeOrder(data)) {
+    const Region& region = data.regions[node.index];
+    const RegionTotals totals = Totals(region, 0);
+    absl::StrAppendFormat(out,
+                          "<tr data-region=\"%s\" data-depth=\"%d\"><td class=\"name\" style=\"padding-left:%.1fem\">"
+                          "<a href=\"#region-%d\">%s</a></td><td data-key=\"calls\" data-value=\"%d\">%s</td>"
+                          "<td data-key=\"wall_inclusive_ns\" data-value=\"%d\">%s</td>"
+                          "<td data-key=\"wall_exclusive_ns\" data-value=\"%d\">%s</td>",
+                          HtmlEscape(region.path), node.depth, 0.6 + 1.4 * node.depth, node.index,
+                          HtmlEscape(region.name), totals.calls, WithThousands(totals.calls),
+                          totals.wall_inclusive_ns, HumanDuration(totals.wall_inclusive_ns),
+                          totals.wall_exclusive_ns, HumanDuration(totals.wall_exclusive_ns));
+    for (const SoftwareMetric& m : RegionSoftwareMetrics(data, region)) AppendSoftwareCell(m, out);
+    *out += "</tr>\n";
+  }
+  *out += "</table>\n";
 }
 
 // One value per region for the sweep plot, or nullopt.
@@ -231,6 +291,7 @@ std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis,
     }
     out += "</p>\n";
   }
+  AppendRegionTable(data, &out);
   if (!analysis.core_type.empty()) {
     absl::StrAppendFormat(&out, "<h2>%s cores (%s)</h2>\n",
                           analysis.core_type == "cpu_atom" ? "Efficiency" : "Performance",

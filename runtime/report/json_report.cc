@@ -1,9 +1,9 @@
 #include "runtime/report/json_report.h"
 
-#include <fstream>
-
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "runtime/report/byte_strings.h"
+#include "runtime/report/json_file.h"
 
 namespace td {
 
@@ -22,12 +22,26 @@ std::string CounterKey(const CounterLayout& layout, size_t index) {
   return name;
 }
 
+// A byte string from the program or the system, as a JSON string: invalid
+// UTF-8 as \xHH (EscapeBytes); RunFromJson reverses it with Bytes().
+json Text(const std::string& bytes) { return EscapeBytes(bytes); }
+
+json TextList(const std::vector<std::string>& list) {
+  json out = json::array();
+  for (const std::string& s : list) out.push_back(Text(s));
+  return out;
+}
+
+// Region paths are made of PathComponent()s, so they are valid UTF-8 and
+// written as they are; anything else (a path built elsewhere) is escaped.
+json PathText(const std::string& path) { return IsValidUtf8(path) ? json(path) : json(EscapeBytes(path)); }
+
 json MachineToJson(const MachineInfo& m) {
-  return {{"hostname", m.hostname},
-          {"kernel", m.kernel},
-          {"architecture", m.architecture},
-          {"cpu", {{"vendor", m.cpu_vendor},
-                   {"model_name", m.cpu_model_name},
+  return {{"hostname", Text(m.hostname)},
+          {"kernel", Text(m.kernel)},
+          {"architecture", Text(m.architecture)},
+          {"cpu", {{"vendor", Text(m.cpu_vendor)},
+                   {"model_name", Text(m.cpu_model_name)},
                    {"family", m.cpu_family},
                    {"model", m.cpu_model},
                    {"stepping", m.cpu_stepping}}},
@@ -52,7 +66,7 @@ json ThreadPartToJson(const RegionOnThread& t, const CounterLayout& layout) {
   }
   json counters = json::object();
   for (size_t e = 0; e < t.events.size(); ++e) {
-    counters[CounterKey(layout, e)] = {{"inclusive", t.events[e].inclusive},
+    counters[EscapeBytes(CounterKey(layout, e))] = {{"inclusive", t.events[e].inclusive},
                                        {"exclusive", t.events[e].exclusive}};
   }
   json groups = json::array();
@@ -69,22 +83,22 @@ json ThreadPartToJson(const RegionOnThread& t, const CounterLayout& layout) {
 json RunToJson(const RunData& data) {
   json j;
   j["schema_version"] = data.schema_version;
-  j["td_version"] = data.td_version;
-  j["program"] = {{"name", data.program.name},
+  j["td_version"] = Text(data.td_version);
+  j["program"] = {{"name", Text(data.program.name)},
                   {"pid", data.program.pid},
-                  {"argv", data.program.argv},
+                  {"argv", TextList(data.program.argv)},
                   {"start_unix_ns", data.program.start_unix_ns},
                   {"end_unix_ns", data.program.end_unix_ns}};
   j["machine"] = MachineToJson(data.machine);
   const Availability& a = data.availability;
   j["backend"] = {
-      {"name", data.backend},
-      {"software_counters", {{"available", a.software_counters}, {"reason", a.software_reason}}},
+      {"name", Text(data.backend)},
+      {"software_counters", {{"available", a.software_counters}, {"reason", Text(a.software_reason)}}},
       {"hardware_counters",
-       {{"available", a.hardware_counters}, {"reason", a.hardware_reason},
+       {{"available", a.hardware_counters}, {"reason", Text(a.hardware_reason)},
         {"errno", a.hardware_errno}}},
-      {"measured", a.measured},
-      {"memory", a.memory}};
+      {"measured", Text(a.measured)},
+      {"memory", Text(a.memory)}};
   json events = json::array();
   json groups = json::array();
   for (size_t g = 0; g < data.layout.groups.size(); ++g) {
@@ -92,20 +106,20 @@ json RunToJson(const RunData& data) {
     json names = json::array();
     for (size_t i = 0; i < group.num_events; ++i) {
       const EventInfo& e = data.layout.events[group.first_event + i];
-      names.push_back(e.name);
-      json event = {{"name", e.name},
-                    {"unit", e.unit},
+      names.push_back(Text(e.name));
+      json event = {{"name", Text(e.name)},
+                    {"unit", Text(e.unit)},
                     {"perf_type", e.perf_type},
                     {"perf_config", e.perf_config},
                     {"perf_config1", e.perf_config1},
-                    {"pmu", e.pmu},
+                    {"pmu", Text(e.pmu)},
                     {"hardware", e.hardware},
                     {"group", g}};
       if (e.system_wide()) event["cpu"] = e.cpu;
-      if (!e.core_type.empty()) event["core_type"] = e.core_type;
+      if (!e.core_type.empty()) event["core_type"] = Text(e.core_type);
       if (e.bytes_per_count > 0) {
         event["bytes_per_count"] = e.bytes_per_count;
-        event["traffic"] = e.traffic;
+        event["traffic"] = Text(e.traffic);
       }
       events.push_back(std::move(event));
     }
@@ -119,7 +133,7 @@ json RunToJson(const RunData& data) {
                             {"tid", t.tid},
                             {"exited_before_finalize", t.exited_before_finalize},
                             {"counters_measured", t.counters_measured},
-                            {"counters_error", t.counters_error}});
+                            {"counters_error", Text(t.counters_error)}});
   }
   j["regions"] = json::array();
   for (size_t r = 0; r < data.regions.size(); ++r) {
@@ -127,17 +141,17 @@ json RunToJson(const RunData& data) {
     json parts = json::array();
     for (const RegionOnThread& t : region.threads) parts.push_back(ThreadPartToJson(t, data.layout));
     j["regions"].push_back({{"index", r},
-                            {"name", region.name},
-                            {"base_name", region.base_name},
+                            {"name", Text(region.name)},
+                            {"base_name", Text(region.base_name)},
                             {"parameter", region.parameter ? json(*region.parameter) : json(nullptr)},
-                            {"path", region.path},
+                            {"path", PathText(region.path)},
                             {"parent", region.parent},
                             {"children", region.children},
                             {"threads", std::move(parts)}});
   }
   j["diagnostics"] = json::array();
   for (const Diagnostic& d : data.diagnostics) {
-    j["diagnostics"].push_back({{"severity", SeverityName(d.severity)}, {"message", d.message}});
+    j["diagnostics"].push_back({{"severity", SeverityName(d.severity)}, {"message", Text(d.message)}});
   }
   return j;
 }
@@ -166,19 +180,38 @@ absl::Status Get(const json& j, const char* key, T* out, const std::string& wher
     if (!status_.ok()) return status_;    \
   } while (0)
 
+// A byte string written with Text(): its exact bytes back.
+absl::Status GetBytes(const json& j, const char* key, std::string* out, const std::string& where) {
+  TD_RETURN_IF_ERROR(Get(j, key, out, where));
+  *out = UnescapeBytes(*out);
+  return absl::OkStatus();
+}
+
+absl::Status GetBytesList(const json& j, const char* key, std::vector<std::string>* out, const std::string& where) {
+  TD_RETURN_IF_ERROR(Get(j, key, out, where));
+  for (std::string& s : *out) s = UnescapeBytes(s);
+  return absl::OkStatus();
+}
+
+// An optional byte string; `fallback` (already bytes) when absent or not a string.
+std::string OptionalBytes(const json& j, const char* key, const std::string& fallback) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? UnescapeBytes(it->get<std::string>()) : fallback;
+}
+
 absl::Status ReadMachine(const json& j, MachineInfo* m) {
   const std::string w = "machine";
-  TD_RETURN_IF_ERROR(Get(j, "hostname", &m->hostname, w));
-  TD_RETURN_IF_ERROR(Get(j, "kernel", &m->kernel, w));
-  TD_RETURN_IF_ERROR(Get(j, "architecture", &m->architecture, w));
+  TD_RETURN_IF_ERROR(GetBytes(j, "hostname", &m->hostname, w));
+  TD_RETURN_IF_ERROR(GetBytes(j, "kernel", &m->kernel, w));
+  TD_RETURN_IF_ERROR(GetBytes(j, "architecture", &m->architecture, w));
   TD_RETURN_IF_ERROR(Get(j, "logical_cpus", &m->logical_cpus, w));
   TD_RETURN_IF_ERROR(Get(j, "perf_event_paranoid", &m->perf_event_paranoid, w));
   TD_RETURN_IF_ERROR(Get(j, "nmi_watchdog", &m->nmi_watchdog, w));
   m->smt_active = j.value("smt_active", -1);  // optional: files from before it existed
   json cpu;
   TD_RETURN_IF_ERROR(Get(j, "cpu", &cpu, w));
-  TD_RETURN_IF_ERROR(Get(cpu, "vendor", &m->cpu_vendor, "machine.cpu"));
-  TD_RETURN_IF_ERROR(Get(cpu, "model_name", &m->cpu_model_name, "machine.cpu"));
+  TD_RETURN_IF_ERROR(GetBytes(cpu, "vendor", &m->cpu_vendor, "machine.cpu"));
+  TD_RETURN_IF_ERROR(GetBytes(cpu, "model_name", &m->cpu_model_name, "machine.cpu"));
   TD_RETURN_IF_ERROR(Get(cpu, "family", &m->cpu_family, "machine.cpu"));
   TD_RETURN_IF_ERROR(Get(cpu, "model", &m->cpu_model, "machine.cpu"));
   TD_RETURN_IF_ERROR(Get(cpu, "stepping", &m->cpu_stepping, "machine.cpu"));
@@ -195,8 +228,8 @@ absl::Status ReadLayout(const json& j, CounterLayout* layout) {
     const std::string w = absl::StrFormat("events[%d]", i);
     EventInfo e;
     size_t group = 0;
-    TD_RETURN_IF_ERROR(Get(events[i], "name", &e.name, w));
-    TD_RETURN_IF_ERROR(Get(events[i], "unit", &e.unit, w));
+    TD_RETURN_IF_ERROR(GetBytes(events[i], "name", &e.name, w));
+    TD_RETURN_IF_ERROR(GetBytes(events[i], "unit", &e.unit, w));
     TD_RETURN_IF_ERROR(Get(events[i], "perf_type", &e.perf_type, w));
     TD_RETURN_IF_ERROR(Get(events[i], "perf_config", &e.perf_config, w));
     TD_RETURN_IF_ERROR(Get(events[i], "hardware", &e.hardware, w));
@@ -205,16 +238,14 @@ absl::Status ReadLayout(const json& j, CounterLayout* layout) {
     if (const auto it = events[i].find("perf_config1"); it != events[i].end() && it->is_number_unsigned()) {
       e.perf_config1 = it->get<uint64_t>();
     }
-    if (const auto it = events[i].find("pmu"); it != events[i].end() && it->is_string()) {
-      e.pmu = it->get<std::string>();
-    }
-    e.core_type = events[i].value("core_type", "");
+    e.pmu = OptionalBytes(events[i], "pmu", e.pmu);
+    e.core_type = OptionalBytes(events[i], "core_type", "");
     if (const auto it = events[i].find("cpu"); it != events[i].end() && it->is_number_integer()) {
       e.cpu = it->get<int>();
     }
     if (const auto it = events[i].find("bytes_per_count"); it != events[i].end() && it->is_number()) {
       e.bytes_per_count = it->get<double>();
-      e.traffic = events[i].value("traffic", "total");
+      e.traffic = OptionalBytes(events[i], "traffic", "total");
     }
     if (group >= by_group.size()) {
       return absl::InvalidArgumentError(absl::StrFormat("%s: group %d does not exist", w, group));
@@ -237,7 +268,7 @@ absl::Status ReadThreadPart(const json& j, const CounterLayout& layout, const st
   const json& counters = j.value("counters", json());
   if (counters.is_null()) return absl::OkStatus();
   for (size_t index = 0; index < layout.events.size(); ++index) {
-    const std::string key = CounterKey(layout, index);
+    const std::string key = EscapeBytes(CounterKey(layout, index));
     json delta;
     TD_RETURN_IF_ERROR(Get(counters, key.c_str(), &delta, w + ".counters"));
     EventDelta d;
@@ -273,12 +304,12 @@ absl::StatusOr<RunData> RunFromJson(const json& j) {
         "run: schema_version %d is not supported (this td reads %d)", data.schema_version,
         kSchemaVersion));
   }
-  TD_RETURN_IF_ERROR(Get(j, "td_version", &data.td_version, "run"));
+  TD_RETURN_IF_ERROR(GetBytes(j, "td_version", &data.td_version, "run"));
   json program;
   TD_RETURN_IF_ERROR(Get(j, "program", &program, "run"));
-  TD_RETURN_IF_ERROR(Get(program, "name", &data.program.name, "program"));
+  TD_RETURN_IF_ERROR(GetBytes(program, "name", &data.program.name, "program"));
   TD_RETURN_IF_ERROR(Get(program, "pid", &data.program.pid, "program"));
-  TD_RETURN_IF_ERROR(Get(program, "argv", &data.program.argv, "program"));
+  TD_RETURN_IF_ERROR(GetBytesList(program, "argv", &data.program.argv, "program"));
   TD_RETURN_IF_ERROR(Get(program, "start_unix_ns", &data.program.start_unix_ns, "program"));
   TD_RETURN_IF_ERROR(Get(program, "end_unix_ns", &data.program.end_unix_ns, "program"));
   json machine;
@@ -286,17 +317,17 @@ absl::StatusOr<RunData> RunFromJson(const json& j) {
   TD_RETURN_IF_ERROR(ReadMachine(machine, &data.machine));
   json backend;
   TD_RETURN_IF_ERROR(Get(j, "backend", &backend, "run"));
-  TD_RETURN_IF_ERROR(Get(backend, "name", &data.backend, "backend"));
-  TD_RETURN_IF_ERROR(Get(backend, "measured", &data.availability.measured, "backend"));
-  data.availability.memory = backend.value("memory", "");
+  TD_RETURN_IF_ERROR(GetBytes(backend, "name", &data.backend, "backend"));
+  TD_RETURN_IF_ERROR(GetBytes(backend, "measured", &data.availability.measured, "backend"));
+  data.availability.memory = OptionalBytes(backend, "memory", "");
   json sw;
   json hw;
   TD_RETURN_IF_ERROR(Get(backend, "software_counters", &sw, "backend"));
   TD_RETURN_IF_ERROR(Get(backend, "hardware_counters", &hw, "backend"));
   TD_RETURN_IF_ERROR(Get(sw, "available", &data.availability.software_counters, "software_counters"));
-  TD_RETURN_IF_ERROR(Get(sw, "reason", &data.availability.software_reason, "software_counters"));
+  TD_RETURN_IF_ERROR(GetBytes(sw, "reason", &data.availability.software_reason, "software_counters"));
   TD_RETURN_IF_ERROR(Get(hw, "available", &data.availability.hardware_counters, "hardware_counters"));
-  TD_RETURN_IF_ERROR(Get(hw, "reason", &data.availability.hardware_reason, "hardware_counters"));
+  TD_RETURN_IF_ERROR(GetBytes(hw, "reason", &data.availability.hardware_reason, "hardware_counters"));
   TD_RETURN_IF_ERROR(Get(hw, "errno", &data.availability.hardware_errno, "hardware_counters"));
   TD_RETURN_IF_ERROR(ReadLayout(j, &data.layout));
 
@@ -309,7 +340,7 @@ absl::StatusOr<RunData> RunFromJson(const json& j) {
     TD_RETURN_IF_ERROR(Get(threads[i], "tid", &t.tid, w));
     TD_RETURN_IF_ERROR(Get(threads[i], "exited_before_finalize", &t.exited_before_finalize, w));
     TD_RETURN_IF_ERROR(Get(threads[i], "counters_measured", &t.counters_measured, w));
-    TD_RETURN_IF_ERROR(Get(threads[i], "counters_error", &t.counters_error, w));
+    TD_RETURN_IF_ERROR(GetBytes(threads[i], "counters_error", &t.counters_error, w));
     data.threads.push_back(t);
   }
   json regions;
@@ -318,9 +349,9 @@ absl::StatusOr<RunData> RunFromJson(const json& j) {
     const std::string w = absl::StrFormat("regions[%d]", r);
     Region region;
     json parts;
-    TD_RETURN_IF_ERROR(Get(regions[r], "name", &region.name, w));
+    TD_RETURN_IF_ERROR(GetBytes(regions[r], "name", &region.name, w));
     // Optional: recordings from before parameters existed have neither.
-    region.base_name = regions[r].value("base_name", region.name);
+    region.base_name = OptionalBytes(regions[r], "base_name", region.name);
     if (regions[r].contains("parameter") && regions[r]["parameter"].is_number_integer()) {
       region.parameter = regions[r]["parameter"].get<long long>();
     }
@@ -345,18 +376,16 @@ absl::StatusOr<RunData> RunFromJson(const json& j) {
     std::string severity;
     std::string message;
     TD_RETURN_IF_ERROR(Get(d, "severity", &severity, "diagnostics"));
-    TD_RETURN_IF_ERROR(Get(d, "message", &message, "diagnostics"));
+    TD_RETURN_IF_ERROR(GetBytes(d, "message", &message, "diagnostics"));
     data.diagnostics.push_back({SeverityFromName(severity), message});
   }
   return data;
 }
 
 absl::StatusOr<RunData> ReadRunFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError("cannot open " + path);
-  json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return absl::InvalidArgumentError(path + ": not valid JSON");
-  absl::StatusOr<RunData> data = RunFromJson(j);
+  absl::StatusOr<json> j = ReadJsonFile(path);
+  if (!j.ok()) return j.status();
+  absl::StatusOr<RunData> data = RunFromJson(*j);
   if (!data.ok()) {
     return absl::Status(data.status().code(), path + ": " + std::string(data.status().message()));
   }

@@ -2,45 +2,240 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "absl/strings/str_format.h"
 
 namespace td {
 
-absl::Status WriteFileAtomically(const std::string& path, const std::string& content) {
-  const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
-  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  const std::string temp = absl::StrFormat("%s.%s.tmp.%d", dir, base, getpid());
-  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    return absl::PermissionDeniedError(
-        absl::StrFormat("cannot create %s: %s", temp, std::strerror(errno)));
-  }
+namespace {
+
+constexpr int kStallMs = 10000;  // a reader or device taking nothing this long ends the write
+
+// Writes everything to `fd`, waiting (at most kStallMs without progress)
+// where it is non-blocking and full. SIGPIPE is held back while writing, so
+// a reader that goes away is an EPIPE error, not the end of the program.
+absl::Status WriteAll(int fd, const std::string& content, const std::string& what) {
+  sigset_t pipe_only, old_mask, pending;
+  sigemptyset(&pipe_only);
+  sigaddset(&pipe_only, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_only, &old_mask);
+  sigpending(&pending);
+  const bool was_pending = sigismember(&pending, SIGPIPE) == 1;
+  absl::Status status = absl::OkStatus();
   size_t done = 0;
   while (done < content.size()) {
     const ssize_t n = write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = errno;
-      close(fd);
-      unlink(temp.c_str());
-      return absl::ResourceExhaustedError(
-          absl::StrFormat("cannot write %s: %s", temp, std::strerror(err)));
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+      continue;
     }
-    done += static_cast<size_t>(n);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd p = {fd, POLLOUT, 0};
+      int ready = 0;
+      do {
+        ready = poll(&p, 1, kStallMs);
+      } while (ready < 0 && errno == EINTR);
+      if (ready > 0) continue;
+      status = absl::DeadlineExceededError(absl::StrFormat(
+          "cannot write %s: nothing was taken for %d s after %d of %d bytes", what, kStallMs / 1000, done,
+          content.size()));
+      break;
+    }
+    const int err = n < 0 ? errno : ENOSPC;
+    status = absl::ResourceExhaustedError(
+        err == EPIPE ? absl::StrFormat("cannot write %s: the reader went away after %d of %d bytes", what, done,
+                                       content.size())
+                     : absl::StrFormat("cannot write %s: %s", what, std::strerror(err)));
+    break;
   }
-  if (close(fd) != 0 || rename(temp.c_str(), path.c_str()) != 0) {
+  if (!was_pending) {
+    const timespec zero = {0, 0};
+    while (sigtimedwait(&pipe_only, nullptr, &zero) == SIGPIPE) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  return status;
+}
+
+// /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N: this process's
+// descriptor N; -1 for any other path.
+int OwnDescriptor(const std::string& path) {
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    const size_t length = std::strlen(prefix);
+    if (path.compare(0, length, prefix) != 0 || path.size() == length || path.size() > length + 6) continue;
+    int fd = 0;
+    for (size_t i = length; i < path.size(); ++i) {
+      if (path[i] < '0' || path[i] > '9') return -1;
+      fd = fd * 10 + (path[i] - '0');
+    }
+    return fd;
+  }
+  return -1;
+}
+
+// A character device or FIFO at `path` (through a symlink when `follow`):
+// opened without O_CREAT or O_TRUNC, non-blocking so that a FIFO with no
+// reader fails at once.
+absl::Status WriteIntoSpecialFile(const std::string& path, bool follow, const std::string& content) {
+  const int flags = O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
+  const int fd = open(path.c_str(), flags);
+  if (fd < 0) {
+    const int err = errno;
+    struct stat st {};
+    if (err == ENXIO && stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode)) {
+      return absl::UnavailableError(absl::StrFormat("%s is a FIFO that no process is reading", path));
+    }
+    return absl::PermissionDeniedError(absl::StrFormat("cannot open %s: %s", path, std::strerror(err)));
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+    close(fd);  // swapped for something else since it was looked at: not touched
+    return absl::FailedPreconditionError(absl::StrFormat("%s changed while td opened it; not written", path));
+  }
+  absl::Status status = WriteAll(fd, content, path);
+  if (close(fd) != 0 && status.ok() && errno != EINTR) {
+    status = absl::ResourceExhaustedError(absl::StrFormat("cannot write %s: %s", path, std::strerror(errno)));
+  }
+  return status;
+}
+
+// A name in `dir` nobody else uses: ".BASE.tmp.PID.TID.NNNN".
+int CreateTemporary(const std::string& dir, const std::string& base, std::string* temp) {
+  static std::atomic<unsigned> counter{0};
+  timespec now {};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  int fd = -1;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const unsigned salt = static_cast<unsigned>(now.tv_nsec) ^ (counter.fetch_add(1) * 2654435761u);
+    *temp = absl::StrFormat("%s.%s.tmp.%d.%d.%08x", dir, base, getpid(), static_cast<long>(syscall(SYS_gettid)),
+                            salt);
+    fd = open(temp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0 || errno != EEXIST) break;
+  }
+  return fd;
+}
+
+// The directory part of `path` with its slash ("" for none) and the rest.
+std::pair<std::string, std::string> SplitPath(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return {"", path};
+  return {path.substr(0, slash + 1), path.substr(slash + 1)};
+}
+
+// `content` in a new temporary file in `dir` (with its slash); its name in *temp.
+absl::Status WriteTemporary(const std::string& dir, const std::string& base, const std::string& content,
+                            std::string* temp) {
+  const int fd = CreateTemporary(dir, base, temp);
+  if (fd < 0) {
+    return absl::PermissionDeniedError(absl::StrFormat("cannot create %s: %s", *temp, std::strerror(errno)));
+  }
+  absl::Status status = WriteAll(fd, content, *temp);
+  if (close(fd) != 0 && status.ok()) {
+    status = absl::ResourceExhaustedError(absl::StrFormat("cannot write %s: %s", *temp, std::strerror(errno)));
+  }
+  if (!status.ok()) unlink(temp->c_str());
+  return status;
+}
+
+absl::Status ReplaceAtomically(const std::string& path, const std::string& content) {
+  const auto [dir, base] = SplitPath(path);
+  std::string temp;
+  if (absl::Status s = WriteTemporary(dir, base, content, &temp); !s.ok()) return s;
+  if (rename(temp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     unlink(temp.c_str());
-    return absl::PermissionDeniedError(
-        absl::StrFormat("cannot write %s: %s", path, std::strerror(err)));
+    return absl::PermissionDeniedError(absl::StrFormat("cannot write %s: %s", path, std::strerror(err)));
   }
   return absl::OkStatus();
+}
+
+// Moves `temp` to `target` unless something is there: 0, or the errno.
+int MoveWithoutReplacing(const std::string& temp, const std::string& target, const std::string& content) {
+  if (link(temp.c_str(), target.c_str()) == 0) {
+    unlink(temp.c_str());
+    return 0;
+  }
+  if (errno == EEXIST) return EEXIST;
+#ifdef SYS_renameat2
+  // File systems without hard links (vfat, some FUSE ones).
+  constexpr unsigned kNoReplace = 1;  // RENAME_NOREPLACE
+  if (syscall(SYS_renameat2, AT_FDCWD, temp.c_str(), AT_FDCWD, target.c_str(), kNoReplace) == 0) return 0;
+  if (errno == EEXIST) return EEXIST;
+#endif
+  // Neither: create the name exclusively and write it in place.
+  const int fd = open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return errno;
+  const absl::Status written = WriteAll(fd, content, target);
+  const bool closed = close(fd) == 0;
+  if (!written.ok() || !closed) {
+    unlink(target.c_str());  // ours: created just now
+    return EIO;
+  }
+  unlink(temp.c_str());
+  return 0;
+}
+
+}  // namespace
+
+absl::Status WriteFileAtomically(const std::string& path, const std::string& content) {
+  if (const int fd = OwnDescriptor(path); fd >= 0) return WriteAll(fd, content, path);
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return ReplaceAtomically(path, content);
+    return absl::PermissionDeniedError(absl::StrFormat("cannot write %s: %s", path, std::strerror(errno)));
+  }
+  if (S_ISREG(st.st_mode)) return ReplaceAtomically(path, content);
+  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return WriteIntoSpecialFile(path, false, content);
+  if (S_ISLNK(st.st_mode)) {
+    struct stat target {};
+    const bool resolves = stat(path.c_str(), &target) == 0;
+    if (resolves && (S_ISCHR(target.st_mode) || S_ISFIFO(target.st_mode))) {
+      return WriteIntoSpecialFile(path, true, content);
+    }
+    const char* to = !resolves ? "to nothing" : S_ISDIR(target.st_mode) ? "to a directory" : "to a file";
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "%s is a symbolic link %s; td writes through a link only to a device or FIFO, and never replaces "
+        "one: give the target's own path",
+        path, to));
+  }
+  const char* what = S_ISDIR(st.st_mode) ? "a directory" : S_ISBLK(st.st_mode) ? "a block device" : "a socket";
+  return absl::FailedPreconditionError(absl::StrFormat(
+      "%s is %s; td writes reports to regular files, character devices (a terminal, /dev/null) and FIFOs",
+      path, what));
+}
+
+absl::StatusOr<std::string> WriteNewFile(const std::string& dir, const std::string& stem,
+                                         const std::string& suffix, const std::string& content) {
+  const std::string prefix = dir.empty() ? "" : dir.back() == '/' ? dir : dir + "/";
+  std::string temp;
+  if (absl::Status s = WriteTemporary(prefix, stem + suffix, content, &temp); !s.ok()) return s;
+  constexpr int kNames = 1000;
+  for (int n = 0; n < kNames; ++n) {
+    const std::string target = prefix + (n == 0 ? stem : absl::StrFormat("%s.%d", stem, n)) + suffix;
+    const int err = MoveWithoutReplacing(temp, target, content);
+    if (err == 0) return target;
+    if (err == EEXIST) continue;
+    unlink(temp.c_str());
+    return absl::PermissionDeniedError(absl::StrFormat("cannot write %s: %s", target, std::strerror(err)));
+  }
+  unlink(temp.c_str());
+  return absl::AlreadyExistsError(
+      absl::StrFormat("cannot write %s%s%s: it and the next %d numbered names exist", prefix, stem, suffix, kNames - 1));
 }
 
 std::string JsonFileName(const std::string& program, long pid) {

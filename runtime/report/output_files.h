@@ -6,13 +6,35 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace td {
 
-// Writes `content` to `path` through a new temporary file in the same
-// directory (created with O_EXCL | O_NOFOLLOW) that is renamed over `path`.
-// A symlink at `path` is replaced, never followed.
+// Writes `content` to `path`, by what `path` is:
+//  * nothing, or a regular file: through a new temporary file in the same
+//    directory (created with O_EXCL | O_NOFOLLOW) renamed over `path`, so
+//    that readers never see half a file;
+//  * /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written to that
+//    file descriptor of this process, at its current offset;
+//  * a character device (/dev/null, a terminal) or a FIFO: written into, never
+//    created, truncated or replaced. A FIFO nobody reads is an error at once
+//    (it is opened non-blocking), and a reader or device that takes nothing
+//    for 10 seconds ends the write with an error: never a hang, and never a
+//    SIGPIPE for the program;
+//  * a symbolic link: written through only when it leads to a character
+//    device or a FIFO; a link to a regular file, a directory or nothing is an
+//    error (td neither replaces a link nor writes through one into a file);
+//  * a directory, block device or socket: an error.
+// Errors are one line naming `path`.
 absl::Status WriteFileAtomically(const std::string& path, const std::string& content);
+
+// Writes `content` as a new file in `dir` without ever replacing a file:
+// `stem + suffix` when that name is free, else the first free one of
+// `stem.1 + suffix`, `stem.2 + suffix`, ... (the file is written to a
+// temporary name first, then linked to its final name, which fails rather
+// than replace). Returns the path written.
+absl::StatusOr<std::string> WriteNewFile(const std::string& dir, const std::string& stem,
+                                         const std::string& suffix, const std::string& content);
 
 // "td-<program>-<pid>.json", with characters other than [A-Za-z0-9._-]
 // in the program name replaced by '_'.

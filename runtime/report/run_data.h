@@ -59,8 +59,11 @@ struct RegionOnThread {
 };
 
 struct Region {
-  std::string name;  // "copy[12]" for a parameterised region
-  std::string path;  // names from the outermost region, joined by '/'
+  std::string name;  // "copy[12]" for a parameterised region; bytes as the program gave them
+  // Names from the outermost region, each written as a PathComponent (a '/'
+  // in a name becomes \x2f, invalid UTF-8 and control bytes \xHH), joined
+  // by '/': unique, printable, and what --region and merging match on.
+  std::string path;
   int parent = -1;   // index into RunData::regions, -1 at top level
   std::vector<int> children;
   std::vector<RegionOnThread> threads;

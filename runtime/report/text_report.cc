@@ -6,7 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "runtime/report/byte_strings.h"
 #include "runtime/report/counter_text.h"
+#include "runtime/report/software_metrics.h"
 #include "runtime/report/topdown_text.h"
 
 namespace td {
@@ -30,8 +32,6 @@ std::string WithThousands(uint64_t value) {
 }
 
 namespace {
-
-constexpr char kNotMeasured[] = "—";
 
 // Display width of UTF-8 text (every code point counts as one column).
 size_t Columns(const std::string& s) {
@@ -60,12 +60,7 @@ struct Row {
 
 class TableWriter {
  public:
-  explicit TableWriter(const RunData& data) {
-    task_clock_ = data.EventIndex("task-clock");
-    for (const char* name : {"page-faults", "context-switches", "cpu-migrations"}) {
-      if (auto i = data.EventIndex(name)) count_columns_.push_back({name, *i});
-    }
-  }
+  explicit TableWriter(const RunData& data) : data_(data) {}
 
   void Add(Row row) { rows_.push_back(std::move(row)); }
 
@@ -73,11 +68,7 @@ class TableWriter {
     size_t label_width = 6;
     for (const Row& r : rows_) label_width = std::max(label_width, Columns(r.label));
     std::vector<std::string> header = {"calls", "wall incl", "wall excl"};
-    if (task_clock_) {
-      header.push_back("task-clock");
-      header.push_back("CPUs");
-    }
-    for (const auto& [name, index] : count_columns_) header.push_back(name);
+    for (const SoftwareMetric& m : SoftwareMetricColumns(data_)) header.push_back(m.label);
     std::vector<size_t> widths;
     for (const auto& h : header) widths.push_back(std::max<size_t>(Columns(h), 10));
 
@@ -87,22 +78,9 @@ class TableWriter {
     for (const Row& r : rows_) {
       std::vector<std::string> cells = {WithThousands(r.calls), HumanDuration(r.wall_inclusive_ns),
                                         HumanDuration(r.wall_exclusive_ns)};
-      if (task_clock_) {
-        if (r.measured) {
-          const uint64_t cpu_ns = r.events[*task_clock_].inclusive;
-          cells.push_back(HumanDuration(static_cast<int64_t>(cpu_ns)));
-          cells.push_back(r.wall_inclusive_ns > 0
-                              ? absl::StrFormat("%.2f", static_cast<double>(cpu_ns) /
-                                                            static_cast<double>(r.wall_inclusive_ns))
-                              : kNotMeasured);
-        } else {
-          cells.push_back(kNotMeasured);
-          cells.push_back(kNotMeasured);
-        }
-      }
-      for (const auto& [name, index] : count_columns_) {
-        cells.push_back(r.measured ? WithThousands(r.events[index].inclusive) : kNotMeasured);
-      }
+      const std::vector<SoftwareMetric> software =
+          SoftwareMetricsOf(data_, r.measured ? r.events : std::vector<EventDelta>{}, r.wall_inclusive_ns);
+      for (const SoftwareMetric& m : software) cells.push_back(FormatSoftwareValue(m));
       out += PadRight(r.label, label_width);
       for (size_t c = 0; c < cells.size(); ++c) out += "  " + PadLeft(cells[c], widths[c]);
       if (!r.note.empty()) out += "  " + r.note;
@@ -112,8 +90,7 @@ class TableWriter {
   }
 
  private:
-  std::optional<size_t> task_clock_;
-  std::vector<std::pair<std::string, size_t>> count_columns_;
+  const RunData& data_;
   std::vector<Row> rows_;
 };
 
@@ -141,16 +118,17 @@ void AddRegionRows(const RunData& data, int index, const std::string& prefix, bo
   const RegionTotals totals = Totals(region, num_events);
   Row row;
   const std::string branch = top ? "" : (last ? "└─ " : "├─ ");
-  row.label = prefix + branch + region.name;
+  row.label = prefix + branch + Printable(region.name);  // ESC, other controls, bad UTF-8 as \xHH
   row.calls = totals.calls;
   row.wall_inclusive_ns = totals.wall_inclusive_ns;
   row.wall_exclusive_ns = totals.wall_exclusive_ns;
   row.measured = totals.counters_measured;
   row.events = totals.events;
   row.note = RegionNote(region);
-  if (region.threads.size() > 1) row.note += (row.note.empty() ? "" : " ") +
-                                             absl::StrFormat("(%d threads; wall = longest)",
-                                                             region.threads.size());
+  if (region.threads.size() > 1) {
+    absl::StrAppend(&row.note, row.note.empty() ? "" : " ",
+                    absl::StrFormat("(%d threads; wall = longest)", region.threads.size()));
+  }
   table->Add(std::move(row));
 
   const std::string child_prefix = top ? "" : prefix + (last ? "   " : "│  ");
@@ -188,22 +166,22 @@ std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
   std::string out;
   const int64_t elapsed = data.program.end_unix_ns - data.program.start_unix_ns;
   absl::StrAppendFormat(&out, "td report: %s (pid %d), %d thread%s, %s measured, backend %s\n",
-                        data.program.name, data.program.pid, data.threads.size(),
-                        data.threads.size() == 1 ? "" : "s", HumanDuration(elapsed), data.backend);
+                        Printable(data.program.name), data.program.pid, data.threads.size(),
+                        data.threads.size() == 1 ? "" : "s", HumanDuration(elapsed), Printable(data.backend));
   absl::StrAppendFormat(&out, "cpu: %s (%s family %d model %d), %d logical CPUs\n",
-                        data.machine.cpu_model_name, data.machine.cpu_vendor,
+                        Printable(data.machine.cpu_model_name), Printable(data.machine.cpu_vendor),
                         data.machine.cpu_family, data.machine.cpu_model,
                         data.machine.logical_cpus);
   const Availability& a = data.availability;
   if (!a.hardware_counters) {
-    absl::StrAppendFormat(&out, "hardware counters unavailable: %s\n", a.hardware_reason);
+    absl::StrAppendFormat(&out, "hardware counters unavailable: %s\n", Printable(a.hardware_reason));
   }
-  absl::StrAppendFormat(&out, "measured: %s\n", a.measured);
-  if (!a.memory.empty()) absl::StrAppendFormat(&out, "memory traffic: %s\n", a.memory);
+  absl::StrAppendFormat(&out, "measured: %s\n", Printable(a.measured));
+  if (!a.memory.empty()) absl::StrAppendFormat(&out, "memory traffic: %s\n", Printable(a.memory));
   for (const ThreadInfo& t : data.threads) {
     if (!t.counters_measured && a.software_counters) {
       absl::StrAppendFormat(&out, "thread %d: counters not measured: %s\n", t.index,
-                            t.counters_error);
+                            Printable(t.counters_error));
     }
   }
   out += '\n';
@@ -221,7 +199,7 @@ std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
     if (selected && !parent_selected) roots.push_back(static_cast<int>(r));
   }
   if (roots.empty()) {
-    absl::StrAppendFormat(&out, "no region matches \"%s\"\n", options.region);
+    absl::StrAppendFormat(&out, "no region matches \"%s\"\n", Printable(options.region));
     return out;
   }
   for (size_t i = 0; i < roots.size(); ++i) {
@@ -245,7 +223,7 @@ std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
                           warnings == 1 ? "" : "s");
     for (const Diagnostic& d : data.diagnostics) {
       if (d.severity != Severity::kNotice) {
-        absl::StrAppendFormat(&out, "  %s: %s\n", SeverityName(d.severity), d.message);
+        absl::StrAppendFormat(&out, "  %s: %s\n", SeverityName(d.severity), Printable(d.message));
       }
     }
   }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "runtime/report/byte_strings.h"
 #include "runtime/report/explanations.h"
 #include "runtime/report/text_report.h"
 
@@ -194,9 +195,11 @@ std::string FormatTopDownSection(const RunData& data, const RunAnalysis& analysi
   out += "  IPC\n";
   for (size_t i = 0; i < data.regions.size() && i < analysis.regions.size(); ++i) {
     if (!RegionSelected(data, i, options.region)) continue;
-    AppendRegion(data.regions[i].path, analysis.regions[i], analysis, width, options, &out);
+    // Paths are printable as td builds them; one read from a file may not be.
+    const std::string path = Printable(data.regions[i].path);
+    AppendRegion(path, analysis.regions[i], analysis, width, options, &out);
     if (i < analysis.exclusive.size() && !analysis.exclusive[i].tree.empty()) {
-      AppendRegion(data.regions[i].path + " (exclusive)", analysis.exclusive[i], analysis, width,
+      AppendRegion(path + " (exclusive)", analysis.exclusive[i], analysis, width,
                    options, &out);
     }
   }

@@ -1,5 +1,7 @@
 #include "runtime/report/trace_export.h"
 
+#include "runtime/report/byte_strings.h"
+
 namespace td {
 
 nlohmann::json TraceToChromeJson(const std::vector<ThreadTrace>& threads,
@@ -21,10 +23,12 @@ nlohmann::json TraceToChromeJson(const std::vector<ThreadTrace>& threads,
       json args = json::object();
       for (size_t g = 0; g < layout.groups.size(); ++g) {
         for (size_t i = 0; i < layout.groups[g].num_events; ++i) {
-          args[layout.events[layout.groups[g].first_event + i].name] = e.counters[layout.ValueWord(g, i)];
+          args[EscapeBytes(layout.events[layout.groups[g].first_event + i].name)] =
+              e.counters[layout.ValueWord(g, i)];
         }
       }
-      events.push_back({{"name", e.region < names.size() ? names[e.region] : "?"},
+      // Names are byte strings: written as in the recording (EscapeBytes).
+      events.push_back({{"name", e.region < names.size() ? EscapeBytes(names[e.region]) : "?"},
                         {"cat", "td"},
                         {"ph", e.begin ? "B" : "E"},
                         {"ts", static_cast<double>(e.time_ns - origin) / 1000.0},
@@ -35,7 +39,7 @@ nlohmann::json TraceToChromeJson(const std::vector<ThreadTrace>& threads,
   }
   return {{"traceEvents", std::move(events)},
           {"displayTimeUnit", "ns"},
-          {"otherData", {{"program", program}, {"dropped_events_per_thread", dropped},
+          {"otherData", {{"program", EscapeBytes(program)}, {"dropped_events_per_thread", dropped},
                          {"counters", "cumulative values of the thread's counters at each event"}}}};
 }
 

@@ -190,6 +190,7 @@ json FamilySection(const json& file, const json& uarch, const char* key) {
 }  // namespace
 
 absl::StatusOr<MetricSet> DefinitionLibrary::ForUarch(const std::string& uarch) const {
+  if (auto it = checked_.find(uarch); it != checked_.end()) return it->second;
   // Any field of the wrong JSON type ends up here as an exception: turn it
   // into an error naming the file instead of letting it escape.
   std::string current_file;
@@ -208,8 +209,7 @@ absl::StatusOr<MetricSet> DefinitionLibrary::ForUarchUnchecked(const std::string
   // Files that apply to every uarch ("*") first, so specific ones override.
   for (int pass = 0; pass < 2; ++pass) {
     for (const File& file : files_) {
-      json j = json::parse(file.text, nullptr, false);
-      if (j.is_discarded() || !j.is_object()) return FileError(file.name, "not a JSON object");
+      const json& j = *file.json;
       const json uarchs = j.value("uarchs", json::object());
       const bool everywhere = uarchs.contains("*");
       if ((pass == 0) != everywhere || !(everywhere || uarchs.contains(uarch))) continue;
@@ -282,9 +282,7 @@ absl::StatusOr<MetricSet> DefinitionLibrary::ForUarchUnchecked(const std::string
 std::vector<std::string> DefinitionLibrary::Uarchs() const {
   std::set<std::string> keys;
   for (const File& file : files_) {
-    json j = json::parse(file.text, nullptr, false);
-    if (!j.is_object()) continue;
-    const json uarchs = j.value("uarchs", json::object());
+    const json uarchs = file.json->value("uarchs", json::object());
     for (const auto& [k, v] : uarchs.items()) {
       if (k != "*") keys.insert(k);
     }
@@ -322,9 +320,7 @@ bool CpuMatches(const json& cpu, const std::string& vendor, int family, int mode
 absl::StatusOr<std::string> DefinitionLibrary::Identify(const std::string& vendor, int family,
                                                         int model, int stepping) const {
   for (const File& file : files_) {
-    json j = json::parse(file.text, nullptr, false);
-    if (!j.is_object()) continue;
-    const json uarchs = j.value("uarchs", json::object());
+    const json uarchs = file.json->value("uarchs", json::object());
     for (const auto& [key, entry] : uarchs.items()) {
       if (!entry.is_object()) continue;
       const json cpus = entry.value("cpus", json::array());
@@ -354,12 +350,13 @@ absl::StatusOr<DefinitionLibrary> DefinitionLibrary::FromTexts(
     if (!j.contains("uarchs") || !j["uarchs"].is_object()) {
       return FileError(name, "needs a \"uarchs\" object");
     }
-    library.files_.push_back({name, text});
+    library.files_.push_back({name, std::make_shared<const json>(std::move(j))});
   }
   // Check every uarch now, so a bad file fails at load, not at first use.
   for (const std::string& uarch : library.Uarchs()) {
     auto set = library.ForUarch(uarch);
     if (!set.ok()) return set.status();
+    library.checked_.emplace(uarch, *std::move(set));
   }
   return library;
 }

@@ -4,6 +4,7 @@
 #ifndef TD_RUNTIME_UARCH_DEFINITIONS_H_
 #define TD_RUNTIME_UARCH_DEFINITIONS_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,6 +12,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "nlohmann/json_fwd.hpp"
 #include "runtime/analysis/expression.h"
 #include "runtime/uarch/counter_model.h"
 #include "runtime/uarch/memory_model.h"
@@ -87,11 +89,14 @@ class DefinitionLibrary {
   absl::StatusOr<MetricSet> ForUarchUnchecked(const std::string& uarch,
                                               std::string* current_file) const;
 
+  // Each file is parsed once, at load; every uarch's set is built and checked
+  // then too, so ForUarch hands out a copy instead of building it again.
   struct File {
     std::string name;
-    std::string text;
+    std::shared_ptr<const nlohmann::json> json;
   };
   std::vector<File> files_;
+  absl::flat_hash_map<std::string, MetricSet> checked_;
 };
 
 // The definition files compiled into the library.

@@ -8,22 +8,8 @@ set -euo pipefail
 tool=$1
 recording=$2
 artefacts=$3
-browser=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$browser" ]; then
-  echo "chromium is not installed (scripts/install-deps.sh installs it)" >&2
-  exit 1
-fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$artefacts"
-"$tool" report "$recording" --html "$work/report.html"
-grep -q 'https\?://' "$work/report.html" && { echo "the report refers to the network" >&2; exit 1; }
-
-chrome() { timeout 120 "$browser" --headless=new --no-sandbox --disable-gpu --no-first-run \
-  --user-data-dir="$work/profile" "$@" 2>/dev/null; }
-chrome --dump-dom "file://$work/report.html#selftest" > "$work/dom.html"
-chrome --window-size=1200,1400 --screenshot="$artefacts/td_report.png" "file://$work/report.html"
-test -s "$artefacts/td_report.png"
+source "$(dirname "$0")/render_in_chromium.sh"
+render_report "$tool" "$recording" "$artefacts" td_report.png 1200x1400
 
 python3 - "$work/dom.html" <<'PY'
 import json, re, sys

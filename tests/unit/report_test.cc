@@ -179,19 +179,20 @@ std::string TempDir() {
   return mkdtemp(pattern.data());
 }
 
-TEST(OutputFiles, ReplacesASymlinkInsteadOfFollowingIt) {
+// A symlink to a file is neither followed nor replaced: an error, both kept.
+TEST(OutputFiles, NeitherFollowsNorReplacesASymlinkToAFile) {
   const std::string dir = TempDir();
   const std::string victim = dir + "/victim";
   std::ofstream(victim) << "keep";
   ASSERT_EQ(symlink(victim.c_str(), (dir + "/out.json").c_str()), 0);
-  ASSERT_TRUE(WriteFileAtomically(dir + "/out.json", "{}").ok());
+  EXPECT_FALSE(WriteFileAtomically(dir + "/out.json", "{}").ok());
   std::ifstream in(victim);
   std::stringstream s;
   s << in.rdbuf();
   EXPECT_EQ(s.str(), "keep");
   struct stat st {};
   ASSERT_EQ(lstat((dir + "/out.json").c_str(), &st), 0);
-  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
 }
 
 TEST(OutputFiles, UnwritableDirectoryIsAnError) {

@@ -1,82 +1,51 @@
-// td: the command-line companion of the td library.
-//
-//   td recompute CASE.json             Top-Down values from a case file's counts
-//   td import-perf --uarch KEY FILE    the same from `perf stat -x,` output
-//   td uarchs                          microarchitectures td has definitions for
-//   td compare …                       runs or regions side by side (paper Tables 4–6)
-//   td explain [NODE]                  what a node or diagnosis means, what to try
-//   td run --passes N -- PROG …       one run per share of the counter groups, merged
-//   td calibrate [--refresh]           this machine's memory bandwidth (STREAM triad), cached
-//   td report RUN.json [--uarch KEY]   the text report of a recorded run, with
-//                                      Top-Down trees when it holds hardware counts
+// td: the command-line companion of the td library. Every subcommand is an
+// entry of kCommands (name, synopsis, help, handler) and parses its own flags
+// with cli::Flags; `td help` and `td COMMAND --help` print from the table.
+// Exit status: 0 done, 1 failed, 2 misused (tools/td/cli.h).
 #include <unistd.h>
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
 #include "runtime/analysis/perf_case.h"
 #include "runtime/analysis/run_analysis.h"
-#include "runtime/machine/bandwidth_calibration.h"
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/str_format.h"
 #include "runtime/counters/event_encoder.h"
+#include "runtime/machine/bandwidth_calibration.h"
 #include "runtime/report/compare.h"
 #include "runtime/report/csv_report.h"
 #include "runtime/report/explanations.h"
 #include "runtime/report/html_report.h"
-#include "runtime/report/output_files.h"
+#include "runtime/report/json_file.h"
 #include "runtime/report/json_report.h"
+#include "runtime/report/output_files.h"
 #include "runtime/report/text_report.h"
 #include "runtime/report/topdown_text.h"
 #include "runtime/uarch/definitions.h"
+#include "tools/td/cli.h"
 #include "tools/td/run_command.h"
+
+#ifndef TD_VERSION_STRING
+#define TD_VERSION_STRING "0.0.0"
+#endif
 
 namespace {
 
-int Usage() {
-  std::fputs(
-      "usage: td <command> [args]\n"
-      "  recompute CASE.json              Top-Down values from a case file (docs/analysis.md)\n"
-      "  import-perf --uarch KEY FILE     Top-Down values from `perf stat -x,` output\n"
-      "  uarchs                           microarchitecture keys td has definitions for\n"
-      "  explain [NODE]                   what a node or diagnosis means and what to try\n"
-      "  events list [--pmu NAME]         events libpfm4 knows for a PMU (present or not)\n"
-      "  events encode EVENT [--pmu NAME] the perf_event_attr td would program, as JSON\n"
-      "  compare A.json B.json … [--region PATH] [--csv | --html OUT.html]\n"
-      "  compare RUN.json --regions r1,r2,… [--csv | --html OUT.html]\n"
-      "                                   side by side: Speedup, IPC and the Top-Down nodes\n"
-      "  run [--passes auto|N] [--out FILE] -- PROGRAM [ARGS]\n"
-      "                                   run once per counter-group share, merge by region\n"
-      "  calibrate [--refresh]            measure (once per machine) the memory bandwidth peak\n"
-      "  report RUN.json [--uarch KEY] [--json | --csv | --html OUT.html] [--explain] [--level N]\n"
-      "                  [--region NAME] [--plot METRIC]  (sweeps in the HTML: wall_per_call or a node)\n"
-      "                  [--threads] [--no-color]\n"
-      "                                   report of a recorded td run with its Top-Down trees\n"
-      "                                   (the CPU comes from the recording, or TD_UARCH)\n",
-      stderr);
-  return 2;
-}
-
-bool ReadText(const std::string& path, std::string* text) {
-  std::ifstream in(path);
-  if (!in) return false;
-  std::stringstream s;
-  s << in.rdbuf();
-  *text = s.str();
-  return true;
-}
-
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "td: %s\n", message.c_str());
-  return 1;
-}
+using td::cli::Args;
+using td::cli::Command;
+using td::cli::DidYouMean;
+using td::cli::Fail;
+using td::cli::Flags;
+using td::cli::Misuse;
+using td::cli::WrongOperands;
 
 int PrintAnswers(const td::PerfCase& c, const td::DefinitionLibrary& library) {
   auto answers = td::Recompute(c, library);
@@ -106,31 +75,24 @@ int PrintAnswers(const td::PerfCase& c, const td::DefinitionLibrary& library) {
   return 0;
 }
 
-// td compare A.json B.json … [--region PATH] [--csv]
-// td compare RUN.json --regions r1,r2,… [--csv]
-int Compare(const std::vector<std::string>& args) {
+// td compare A.json B.json … [--region PATH] [--csv | --html OUT.html]
+// td compare RUN.json --regions r1,r2,… [--csv | --html OUT.html]
+int Compare(const Command& self, const Args& args) {
   std::vector<std::string> files;
   std::string region_path;
-  std::vector<std::string> regions;
+  std::string region_list;
   bool csv = false;
   std::string html_path;
-  for (size_t i = 1; i < args.size(); ++i) {
-    if (args[i] == "--csv") {
-      csv = true;
-    } else if (args[i] == "--html" && i + 1 < args.size()) {
-      html_path = args[++i];
-    } else if (args[i] == "--region" && i + 1 < args.size()) {
-      region_path = args[++i];
-    } else if (args[i] == "--regions" && i + 1 < args.size()) {
-      regions = absl::StrSplit(args[++i], ',', absl::SkipEmpty());
-    } else if (args[i].rfind("--", 0) == 0) {
-      return Usage();
-    } else {
-      files.push_back(args[i]);
-    }
-  }
+  const auto done = Flags(self)
+                        .Switch("--csv", &csv)
+                        .Value("--html", &html_path)
+                        .Value("--region", &region_path)
+                        .Value("--regions", &region_list)
+                        .Parse(args, &files);
+  if (done) return *done;
+  const std::vector<std::string> regions = absl::StrSplit(region_list, ',', absl::SkipEmpty());
   if (files.empty() || (!regions.empty() && files.size() != 1) || (regions.empty() && files.size() < 2)) {
-    return Fail("compare needs two or more runs, or one run and --regions r1,r2,…");
+    return WrongOperands(self, "two or more runs, or one run and --regions r1,r2,…");
   }
   auto library = td::DefinitionLibrary::Load();
   if (!library.ok()) return Fail(std::string(library.status().message()));
@@ -160,9 +122,7 @@ int Compare(const std::vector<std::string>& args) {
   };
   std::vector<td::CompareColumn> columns;
   auto add = [&](size_t run, int region, const std::string& label) {
-    const td::TopDownResult* tree =
-        analyses[run].HasTrees() ? &analyses[run].regions[static_cast<size_t>(region)] : nullptr;
-    columns.push_back({label, td::Totals(runs[run].regions[static_cast<size_t>(region)], 0).wall_inclusive_ns, tree});
+    columns.push_back(td::MakeCompareColumn(runs[run], static_cast<size_t>(region), analyses[run], label));
   };
   if (!regions.empty()) {
     for (const auto& name : regions) {
@@ -189,167 +149,386 @@ int Compare(const std::vector<std::string>& args) {
   return 0;
 }
 
+
+// What `td recompute` reads is a case file; a recording of a td run is
+// `td report`'s, and says so by these two fields.
+bool IsRunRecording(const nlohmann::json& json) {
+  return json.is_object() && json.contains("td_version") && json.contains("regions");
+}
+
+int Recompute(const Command& self, const Args& args) {
+  Args files;
+  if (const auto done = Flags(self).Parse(args, &files)) return *done;
+  if (files.size() != 1) return WrongOperands(self, "one CASE.json");
+  const std::string& path = files[0];
+  auto json = td::ReadJsonFile(path);
+  if (!json.ok()) return Fail(json.status().message());
+  if (IsRunRecording(*json)) {
+    return Fail(path + " is a td run recording, not a case file; `td report " + path + "` analyses it");
+  }
+  auto c = td::ParsePerfCase(*json);
+  if (!c.ok()) return Fail(path + ": " + std::string(c.status().message()));
+  auto library = td::DefinitionLibrary::Load();
+  if (!library.ok()) return Fail(library.status().message());
+  return PrintAnswers(*c, *library);
+}
+
+int ImportPerf(const Command& self, const Args& args) {
+  std::string uarch;
+  Args files;
+  if (const auto done = Flags(self).Value("--uarch", &uarch).Parse(args, &files)) return *done;
+  if (uarch.empty()) return Misuse("import-perf needs --uarch KEY (`td uarchs` lists the keys)");
+  if (files.size() != 1) return WrongOperands(self, "one file of `perf stat -x,` output");
+  auto text = td::ReadTextFile(files[0]);
+  if (!text.ok()) return Fail(text.status().message());
+  auto c = td::ParsePerfStatCsv(*text, uarch);
+  if (!c.ok()) return Fail(files[0] + ": " + std::string(c.status().message()));
+  auto library = td::DefinitionLibrary::Load();
+  if (!library.ok()) return Fail(library.status().message());
+  return PrintAnswers(*c, *library);
+}
+
+int Uarchs(const Command& self, const Args& args) {
+  Args operands;
+  if (const auto done = Flags(self).Parse(args, &operands)) return *done;
+  if (!operands.empty()) return WrongOperands(self, "no arguments");
+  auto library = td::DefinitionLibrary::Load();
+  if (!library.ok()) return Fail(library.status().message());
+  for (const auto& key : library->Uarchs()) std::printf("%s\n", key.c_str());
+  return 0;
+}
+
+// A node by its name or its path's last part, or a diagnosis id; any case.
+const td::Explanation* FindExplanation(const std::string& wanted) {
+  const std::string name = wanted.substr(wanted.rfind('.') + 1);
+  for (const td::Explanation& e : td::AllExplanations()) {
+    if (absl::EqualsIgnoreCase(name, e.node)) return &e;
+  }
+  return nullptr;
+}
+
+int Explain(const Command& self, const Args& args) {
+  Args nodes;
+  if (const auto done = Flags(self).Parse(args, &nodes)) return *done;
+  if (nodes.size() > 1) return WrongOperands(self, "at most one NODE");
+  if (nodes.empty()) {
+    std::fputs(td::ExplanationsMarkdown().c_str(), stdout);
+    return 0;
+  }
+  const td::Explanation* e = FindExplanation(nodes[0]);
+  if (e == nullptr) {
+    std::vector<std::string> known;
+    for (const td::Explanation& each : td::AllExplanations()) known.emplace_back(each.node);
+    const std::string name = nodes[0].substr(nodes[0].rfind('.') + 1);
+    const std::string hint = DidYouMean(name, known);
+    return Fail("no explanation for \"" + nodes[0] + "\"" + (hint.empty() ? "; `td explain` lists them all" : hint));
+  }
+  std::printf("%s\n  %s\n  When flagged: %s\n", e->node, e->meaning, e->to_try);
+  return 0;
+}
+
+void PrintPmus(const td::DefinitionLibrary& library) {
+  for (const td::PmuListing& pmu : td::ListPmus(library)) {
+    std::vector<std::string> marks;
+    if (pmu.host) marks.emplace_back("host");
+    if (pmu.present) marks.emplace_back("present");
+    const std::string uarchs = pmu.uarchs.empty() ? "" : " [td: " + absl::StrJoin(pmu.uarchs, " ") + "]";
+    absl::PrintF("%-28s %-14s %s%s\n", pmu.name, absl::StrJoin(marks, ","), pmu.description, uarchs);
+  }
+}
+
+int PrintEncoding(const std::string& event, const std::string& pmu, const td::DefinitionLibrary& library) {
+  auto e = td::EncodeEvent(event, pmu, library);
+  if (!e.ok()) return Fail(e.status().message());
+  const nlohmann::json out = {{"pmu", e->pmu},
+                              {"type", e->type},
+                              {"config", absl::StrFormat("0x%x", e->config)},
+                              {"config1", absl::StrFormat("0x%x", e->config1)},
+                              {"source", e->source},
+                              {"name", e->name}};
+  std::printf("%s\n", out.dump().c_str());
+  return 0;
+}
+
+int Events(const Command& self, const Args& args) {
+  std::string pmu;
+  bool pmus = false;
+  Args operands;
+  if (const auto done = Flags(self).Value("--pmu", &pmu).Switch("--pmus", &pmus).Parse(args, &operands)) {
+    return *done;
+  }
+  const std::vector<std::string> actions = {"list", "encode"};
+  if (operands.empty()) return WrongOperands(self, "list or encode");
+  const std::string& action = operands[0];
+  if (action != "list" && action != "encode") {
+    const std::string hint = DidYouMean(action, actions);
+    return Misuse("unknown events command " + action + (hint.empty() ? "; `td events --help` shows how" : hint));
+  }
+  if (action == "list" ? operands.size() != 1 : operands.size() != 2) {
+    return WrongOperands(self, action == "list" ? "no EVENT after list" : "one EVENT after encode");
+  }
+  if (pmus && (action != "list" || !pmu.empty())) return Misuse("--pmus goes alone with events list");
+  auto library = td::DefinitionLibrary::Load();
+  if (!library.ok()) return Fail(library.status().message());
+  if (action == "encode") return PrintEncoding(operands[1], pmu, *library);
+  if (pmus) {
+    PrintPmus(*library);
+    return 0;
+  }
+  auto names = td::ListEvents(pmu, *library);
+  if (!names.ok()) return Fail(names.status().message());
+  for (const auto& n : *names) std::printf("%s\n", n.c_str());
+  return 0;
+}
+
+int Calibrate(const Command& self, const Args& args) {
+  bool refresh = false;
+  Args operands;
+  if (const auto done = Flags(self).Switch("--refresh", &refresh).Parse(args, &operands)) return *done;
+  if (!operands.empty()) return WrongOperands(self, "no arguments");
+  const std::string path = td::CalibrationPath();
+  const td::MachineInfo machine = td::DescribeThisMachine();
+  if (!refresh) {
+    if (auto cached = td::LoadCalibration(path);
+        cached.ok() && cached->hostname == machine.hostname &&
+        cached->cpu_model_name == machine.cpu_model_name) {
+      std::printf("triad peak %.2f GB/s (cached in %s; --refresh measures again)\n",
+                  cached->triad_gbps, path.c_str());
+      return 0;
+    }
+  }
+  const int threads = std::max(1, machine.logical_cpus);
+  const size_t bytes = td::DefaultTriadArrayBytes();
+  std::fprintf(stderr,
+               "td: measuring the STREAM triad: 1 to %d threads, 3 × %zu MiB, best of at least 5 passes "
+               "per thread count\n",
+               threads, bytes >> 20);
+  auto cal = td::MeasureTriad(threads, bytes, 5);
+  if (!cal.ok()) return Fail(std::string(cal.status().message()));
+  if (auto saved = td::SaveCalibration(path, *cal); !saved.ok()) {
+    std::fprintf(stderr, "td: error: %s; the result is not cached\n",
+                 std::string(saved.message()).c_str());
+  }
+  std::printf("triad peak %.2f GB/s (%d thread%s, 3 × %zu MiB arrays), saved in %s\n", cal->triad_gbps,
+              cal->threads, cal->threads == 1 ? "" : "s", cal->array_bytes >> 20, path.c_str());
+  return 0;
+}
+
+int Report(const Command& self, const Args& args) {
+  std::string uarch;
+  bool as_json = false;
+  bool as_csv = false;
+  std::string html_path;
+  std::string plot = "wall_per_call";
+  bool explain = false;
+  bool no_color = false;
+  bool per_thread = false;
+  std::string region;
+  std::string level;
+  Args files;
+  const auto done = Flags(self)
+                        .Value("--uarch", &uarch)
+                        .Switch("--json", &as_json)
+                        .Switch("--csv", &as_csv)
+                        .Value("--html", &html_path)
+                        .Value("--plot", &plot)
+                        .Switch("--explain", &explain)
+                        .Switch("--threads", &per_thread)
+                        .Switch("--no-color", &no_color)
+                        .Value("--region", &region)
+                        .Value("--level", &level)
+                        .Parse(args, &files);
+  if (done) return *done;
+  if (files.size() != 1) return WrongOperands(self, "one RUN.json");
+  td::TextReportOptions options;
+  options.per_thread = per_thread;
+  options.region = region;
+  if (!level.empty() && (!absl::SimpleAtoi(level, &options.max_level) || options.max_level < 1)) {
+    return Misuse("--level takes a number from 1 (Level 1) upwards, not \"" + level + "\"");
+  }
+  const char* env_uarch = std::getenv("TD_UARCH");
+  if (uarch.empty() && env_uarch != nullptr) uarch = env_uarch;
+  auto run = td::ReadRunFile(files[0]);
+  if (!run.ok()) return Fail(run.status().message());
+  auto library = td::DefinitionLibrary::Load();
+  if (!library.ok()) return Fail(library.status().message());
+  const td::RunAnalysis analysis = td::AnalyzeRun(*run, *library, uarch, td::CachedPeakGbps(run->machine));
+  if (!html_path.empty()) {
+    const absl::Status written = td::WriteFileAtomically(html_path, td::FormatHtmlReport(*run, analysis, plot));
+    if (!written.ok()) return Fail(written.message());
+    std::fprintf(stderr, "td: wrote %s\n", html_path.c_str());
+  } else if (as_json) {
+    std::printf("%s\n", td::RunAnalysisToJson(*run, analysis).dump(1).c_str());
+  } else if (as_csv) {
+    std::fputs(td::FormatCsvReport(*run, &analysis).c_str(), stdout);
+  } else {
+    options.color = !no_color && isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
+    std::fputs(td::FormatTextReport(*run, &analysis, options).c_str(), stdout);
+    if (explain && analysis.HasTrees()) std::fputs(td::FormatExplanations(analysis).c_str(), stdout);
+  }
+  return 0;
+}
+
+int Run(const Command& self, const Args& args) { return td::RunCommand(self, args); }
+
+int Help(const Command& self, const Args& args);
+int Version(const Command& self, const Args& args);
+
+// In `td help` order: the everyday commands first.
+const std::vector<Command> kCommands = {
+    {"run", "run [--passes auto|N] [--out FILE] [--] PROGRAM [ARGS…]",
+     "run a program linked with td, once per share of the counter groups, merged",
+     "Runs PROGRAM once per pass, each pass counting its share of the hardware counter\n"
+     "groups, merges the passes' recordings by region into one file and prints its report.\n"
+     "\n"
+     "  --passes auto|N  how many passes (1 to 64); auto: one per hardware counter group.\n"
+     "                   Without a PMU there is nothing to share out, so one pass.\n"
+     "  --out FILE       the merged recording (default: td-PROGRAM-PID.json in\n"
+     "                   TD_OUTPUT_DIR, else here); its folder must exist and be\n"
+     "                   writable, which td checks before PROGRAM starts\n"
+     "\n"
+     "td's flags end at PROGRAM (or at --): what follows is PROGRAM's.",
+     Run},
+    {"report",
+     "report RUN.json [--uarch KEY] [--json | --csv | --html OUT.html] [--explain]\n"
+     "report RUN.json [--level N] [--region NAME] [--threads] [--no-color] [--plot METRIC]",
+     "the report of a recorded td run, with its Top-Down trees",
+     "Analyses a recording of a td run (td-PROGRAM-PID.json) and prints its report.\n"
+     "The CPU comes from the recording, or from TD_UARCH or --uarch.\n"
+     "\n"
+     "  --uarch KEY      analyse as this microarchitecture (`td uarchs` lists the keys)\n"
+     "  --json           the analysis as JSON\n"
+     "  --csv            one row per region and value\n"
+     "  --html OUT.html  an HTML report, written to OUT.html\n"
+     "  --plot METRIC    the HTML's sweep plot: wall_per_call (default) or a node\n"
+     "  --explain        after the report, what each flagged node means and what to try\n"
+     "  --level N        show the flagged path down to Level N (1 upwards)\n"
+     "  --region NAME    only this region (path or unique name) and what it contains\n"
+     "  --threads        a row per thread under each region\n"
+     "  --no-color       no ANSI colour (also NO_COLOR=1, or when stdout is not a terminal)",
+     Report},
+    {"compare",
+     "compare A.json B.json … [--region PATH] [--csv | --html OUT.html]\n"
+     "compare RUN.json --regions r1,r2,… [--csv | --html OUT.html]",
+     "runs or regions side by side: Speedup, IPC and the Top-Down nodes",
+     "Lays runs, or regions of one run, side by side like the paper's Tables 4-6.\n"
+     "\n"
+     "  --region PATH    the region compared across runs (default: each run's first)\n"
+     "  --regions LIST   the regions of one run to compare, comma-separated\n"
+     "  --csv            as CSV\n"
+     "  --html OUT.html  as HTML, written to OUT.html",
+     Compare},
+    {"explain", "explain [NODE]", "what a node or diagnosis means and what to try",
+     "Prints what NODE means and what to try when it is flagged. NODE is a node's\n"
+     "name or path (Memory_Bound, Backend_Bound.Memory_Bound) or a diagnosis id, in\n"
+     "any case. Without NODE: every explanation, as Markdown (docs/explanations.md).",
+     Explain},
+    {"recompute", "recompute CASE.json", "Top-Down values from a case file's counts",
+     "Evaluates td's formulas on the counts of a case file (docs/analysis.md) and\n"
+     "prints the values as JSON. A recording of a td run is not a case file: give\n"
+     "it to `td report`.",
+     Recompute},
+    {"import-perf", "import-perf --uarch KEY FILE", "Top-Down values from `perf stat -x,` output",
+     "Evaluates td's formulas on `perf stat -x,` output, as recompute does.\n"
+     "\n"
+     "  --uarch KEY  the microarchitecture the counts come from (`td uarchs` lists them)",
+     ImportPerf},
+    {"events", "events list [--pmu NAME | --pmus]\nevents encode EVENT [--pmu NAME]",
+     "the events of a PMU, and the perf_event_attr td programs for one",
+     "list    the events --pmu accepts, one a line, spelled EVENT.UMASK\n"
+     "encode  the perf_event_attr td would program for EVENT, as JSON\n"
+     "\n"
+     "  --pmu NAME  a libpfm4 PMU (skl, icl, amd64_fam19h_zen4) or a td uarch key\n"
+     "              (tgl, zen5); without it, this machine's PMU (the runtime's)\n"
+     "  --pmus      list the names --pmu accepts instead of events\n"
+     "\n"
+     "EVENT is EVENT.UMASK or EVENT:UMASK[:c=N:e:i], in any case, or PMU::EVENT; every\n"
+     "spelling of an event encodes the same. perf's generic names (cycles,\n"
+     "instructions, task-clock, …) are perf's generic events on every PMU. td's own\n"
+     "table wins over libpfm4 where libpfm4 4.13 is wrong or lacks the event.",
+     Events},
+    {"uarchs", "uarchs", "the microarchitecture keys td has definitions for",
+     "Lists the keys --uarch, TD_UARCH and `td events --pmu` accept.", Uarchs},
+    {"calibrate", "calibrate [--refresh]", "this machine's memory bandwidth peak, measured once and cached",
+     "Measures the STREAM triad bandwidth of this machine, which reports compare a\n"
+     "region's bandwidth with, and caches it; later runs print the cached value.\n"
+     "\n"
+     "  --refresh  measure again",
+     Calibrate},
+    {"help", "help [COMMAND]", "the commands, or one command's flags",
+     "Without COMMAND, the list of commands; with it, what `td COMMAND --help` prints.", Help},
+    {"version", "version", "td's version (also td --version)", "Prints td's version.", Version},
+};
+
+const Command* FindCommand(const std::string& name) {
+  for (const Command& command : kCommands) {
+    if (name == command.name) return &command;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> CommandNames() {
+  std::vector<std::string> names;
+  for (const Command& command : kCommands) names.emplace_back(command.name);
+  return names;
+}
+
+void PrintUsage(std::FILE* to) {
+  std::fputs("usage: td COMMAND [FLAGS] [ARGUMENTS]\n"
+             "       td help [COMMAND] | td COMMAND --help | td --version\n\n"
+             "commands:\n",
+             to);
+  for (const Command& command : kCommands) absl::FPrintF(to, "  %-12s %s\n", command.name, command.summary);
+  std::fputs("\nexit status: 0 done, 1 failed (a file, its contents or the machine said no),\n"
+             "2 misused (an unknown command or flag, a missing argument)\n",
+             to);
+}
+
+int UnknownCommand(const std::string& name) {
+  const std::string hint = DidYouMean(name, CommandNames());
+  return Misuse("unknown command " + name + (hint.empty() ? "; `td help` lists the commands" : hint));
+}
+
+int Help(const Command& self, const Args& args) {
+  Args topics;
+  if (const auto done = Flags(self).Parse(args, &topics)) return *done;
+  if (topics.size() > 1) return WrongOperands(self, "at most one COMMAND");
+  if (topics.empty()) {
+    PrintUsage(stdout);
+    return 0;
+  }
+  const Command* command = FindCommand(topics[0]);
+  if (command == nullptr) return UnknownCommand(topics[0]);
+  td::cli::PrintHelp(*command, stdout);
+  return 0;
+}
+
+int Version(const Command& self, const Args& args) {
+  Args operands;
+  if (const auto done = Flags(self).Parse(args, &operands)) return *done;
+  if (!operands.empty()) return WrongOperands(self, "no arguments");
+  std::printf("td %s\n", TD_VERSION_STRING);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "-h" || args[0] == "--help") return Usage();
-  const std::string command = args[0];
-  if (command == "run") return td::RunCommand({args.begin() + 1, args.end()});
-  if (command == "uarchs") {
-    auto library = td::DefinitionLibrary::Load();
-    if (!library.ok()) return Fail(std::string(library.status().message()));
-    for (const auto& key : library->Uarchs()) std::printf("%s\n", key.c_str());
-    return 0;
+  const Args args(argv + 1, argv + argc);
+  if (args.empty()) {
+    PrintUsage(stderr);
+    return td::cli::kMisused;
   }
-  if (command == "recompute" && args.size() == 2) {
-    std::string text;
-    if (!ReadText(args[1], &text)) return Fail("cannot read " + args[1]);
-    auto json = nlohmann::json::parse(text, nullptr, false);
-    if (json.is_discarded()) return Fail(args[1] + ": not valid JSON");
-    auto c = td::ParsePerfCase(json);
-    if (!c.ok()) return Fail(args[1] + ": " + std::string(c.status().message()));
-    auto library = td::DefinitionLibrary::Load();
-    if (!library.ok()) return Fail(std::string(library.status().message()));
-    return PrintAnswers(*c, *library);
+  const std::string& first = args[0];
+  const Args rest(args.begin() + 1, args.end());
+  if (first == "--help" || first == "-h") return Help(*FindCommand("help"), rest);
+  if (first == "--version") return Version(*FindCommand("version"), rest);
+  if (first.size() > 1 && first[0] == '-') {
+    const std::string hint = DidYouMean(first.substr(0, first.find('=')), {"--help", "--version"});
+    return Misuse("unknown flag " + first + " for td" +
+                  (hint.empty() ? "; a command comes first: `td help` lists them" : hint));
   }
-  if (command == "import-perf" && args.size() == 4 && args[1] == "--uarch") {
-    std::string text;
-    if (!ReadText(args[3], &text)) return Fail("cannot read " + args[3]);
-    auto c = td::ParsePerfStatCsv(text, args[2]);
-    if (!c.ok()) return Fail(args[3] + ": " + std::string(c.status().message()));
-    auto library = td::DefinitionLibrary::Load();
-    if (!library.ok()) return Fail(std::string(library.status().message()));
-    return PrintAnswers(*c, *library);
-  }
-  if (command == "report" && args.size() >= 2) {
-    std::string uarch;
-    bool as_json = false;
-    bool as_csv = false;
-    std::string html_path;
-    std::string plot = "wall_per_call";
-    bool explain = false;
-    bool no_color = false;
-    td::TextReportOptions options;
-    options.per_thread = false;
-    for (size_t i = 2; i < args.size(); ++i) {
-      if (args[i] == "--json") {
-        as_json = true;
-      } else if (args[i] == "--csv") {
-        as_csv = true;
-      } else if (args[i] == "--html" && i + 1 < args.size()) {
-        html_path = args[++i];
-      } else if (args[i] == "--plot" && i + 1 < args.size()) {
-        plot = args[++i];
-      } else if (args[i] == "--explain") {
-        explain = true;
-      } else if (args[i] == "--threads") {
-        options.per_thread = true;
-      } else if (args[i] == "--no-color") {
-        no_color = true;
-      } else if (args[i] == "--region" && i + 1 < args.size()) {
-        options.region = args[++i];
-      } else if (args[i] == "--level" && i + 1 < args.size()) {
-        if (!absl::SimpleAtoi(args[++i], &options.max_level) || options.max_level < 1) {
-          return Fail("--level takes a number from 1 (Level 1) upwards, not \"" + args[i] + "\"");
-        }
-      } else if (args[i] == "--uarch" && i + 1 < args.size()) {
-        uarch = args[++i];
-      } else {
-        return Usage();
-      }
-    }
-    const char* env_uarch = std::getenv("TD_UARCH");
-    if (uarch.empty() && env_uarch != nullptr) uarch = env_uarch;
-    auto run = td::ReadRunFile(args[1]);
-    if (!run.ok()) return Fail(std::string(run.status().message()));
-    auto library = td::DefinitionLibrary::Load();
-    if (!library.ok()) return Fail(std::string(library.status().message()));
-    const td::RunAnalysis analysis =
-        td::AnalyzeRun(*run, *library, uarch, td::CachedPeakGbps(run->machine));
-    if (!html_path.empty()) {
-      const absl::Status written = td::WriteFileAtomically(html_path, td::FormatHtmlReport(*run, analysis, plot));
-      if (!written.ok()) return Fail(std::string(written.message()));
-      std::fprintf(stderr, "td: wrote %s\n", html_path.c_str());
-    } else if (as_json) {
-      std::printf("%s\n", td::RunAnalysisToJson(*run, analysis).dump(1).c_str());
-    } else if (as_csv) {
-      std::fputs(td::FormatCsvReport(*run, &analysis).c_str(), stdout);
-    } else {
-      options.color = !no_color && isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
-      std::fputs(td::FormatTextReport(*run, &analysis, options).c_str(), stdout);
-      if (explain && analysis.HasTrees()) std::fputs(td::FormatExplanations(analysis).c_str(), stdout);
-    }
-    return 0;
-  }
-  if (command == "explain" && args.size() <= 2) {
-    if (args.size() == 1) {
-      std::fputs(td::ExplanationsMarkdown().c_str(), stdout);
-      return 0;
-    }
-    const td::Explanation* e = td::ExplanationFor(args[1]);
-    if (e == nullptr) return Fail("no explanation for \"" + args[1] + "\"; `td explain` lists them all");
-    std::printf("%s\n  %s\n  When flagged: %s\n", e->node, e->meaning, e->to_try);
-    return 0;
-  }
-  if (command == "compare" && args.size() >= 2) return Compare(args);
-  if (command == "events" && args.size() >= 2) {
-    std::string pmu;
-    std::vector<std::string> rest;
-    for (size_t i = 2; i < args.size(); ++i) {
-      if (args[i] == "--pmu" && i + 1 < args.size()) {
-        pmu = args[++i];
-      } else {
-        rest.push_back(args[i]);
-      }
-    }
-    auto library = td::DefinitionLibrary::Load();
-    if (!library.ok()) return Fail(std::string(library.status().message()));
-    if (args[1] == "list" && rest.empty()) {
-      auto names = td::ListEvents(pmu, *library);
-      if (!names.ok()) return Fail(std::string(names.status().message()));
-      for (const auto& n : *names) std::printf("%s\n", n.c_str());
-      return 0;
-    }
-    if (args[1] == "encode" && rest.size() == 1) {
-      auto e = td::EncodeEvent(rest[0], pmu, *library);
-      if (!e.ok()) return Fail(std::string(e.status().message()));
-      const nlohmann::json out = {{"pmu", e->pmu},
-                                  {"type", e->type},
-                                  {"config", absl::StrFormat("0x%x", e->config)},
-                                  {"config1", absl::StrFormat("0x%x", e->config1)},
-                                  {"source", e->source},
-                                  {"name", e->name}};
-      std::printf("%s\n", out.dump().c_str());
-      return 0;
-    }
-    return Usage();
-  }
-  if (command == "calibrate" && (args.size() == 1 || (args.size() == 2 && args[1] == "--refresh"))) {
-    const std::string path = td::CalibrationPath();
-    const td::MachineInfo machine = td::DescribeThisMachine();
-    if (args.size() == 1) {
-      if (auto cached = td::LoadCalibration(path);
-          cached.ok() && cached->hostname == machine.hostname &&
-          cached->cpu_model_name == machine.cpu_model_name) {
-        std::printf("triad peak %.2f GB/s (cached in %s; --refresh measures again)\n",
-                    cached->triad_gbps, path.c_str());
-        return 0;
-      }
-    }
-    const int threads = std::max(1, machine.logical_cpus);
-    const size_t bytes = td::DefaultTriadArrayBytes();
-    std::fprintf(stderr, "td: measuring the STREAM triad: %d threads, 3 × %zu MiB, best of 5\n",
-                 threads, bytes >> 20);
-    auto cal = td::MeasureTriad(threads, bytes, 5);
-    if (!cal.ok()) return Fail(std::string(cal.status().message()));
-    if (auto saved = td::SaveCalibration(path, *cal); !saved.ok()) {
-      std::fprintf(stderr, "td: error: %s; the result is not cached\n",
-                   std::string(saved.message()).c_str());
-    }
-    std::printf("triad peak %.2f GB/s (%d threads, 3 × %zu MiB arrays), saved in %s\n",
-                cal->triad_gbps, cal->threads, cal->array_bytes >> 20, path.c_str());
-    return 0;
-  }
-  return Usage();
+  const Command* command = FindCommand(first);
+  if (command == nullptr) return UnknownCommand(first);
+  return command->handler(*command, rest);
 }

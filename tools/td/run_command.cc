@@ -1,14 +1,21 @@
 #include "tools/td/run_command.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
+#include <string>
+#include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "runtime/core/config.h"
@@ -24,30 +31,94 @@ namespace {
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "td run: %s\n", message.c_str());
-  return 1;
+  return cli::kFailed;
 }
 
-// How many hardware groups a run of this program would plan, as the runtime
-// will (same environment, same machine).
-int PlannedHardwareGroups(std::string* why_one) {
+void Say(const std::string& message) { std::fprintf(stderr, "td run: %s\n", message.c_str()); }
+
+struct PassPlan {
+  bool pmu = false;         // hardware counters can be opened here
+  std::string pmu_reason;   // why not, when not
+  int hardware_groups = 0;  // what the runtime will plan, as the runtime will (same environment, same machine)
+  std::string why_one;      // why a single group, when a reason is known
+};
+
+PassPlan PlanHardwareGroups() {
+  PassPlan plan;
   const Availability availability = DescribeAvailability(ProbeMachine(&RealPerfEventOpen));
-  if (!availability.hardware_counters) {
-    *why_one = "no hardware counters (" + availability.hardware_reason + "): one pass measures all there is";
-    return 0;
+  plan.pmu = availability.hardware_counters;
+  if (!plan.pmu) {
+    plan.pmu_reason = availability.hardware_reason;
+    plan.why_one = "no hardware counters (" + availability.hardware_reason + "): one pass measures all there is";
+    return plan;
   }
   std::vector<std::string> errors;  // TD_* mistakes: each pass's runtime reports them
   const Config config = ReadConfig([](const char* name) { return std::getenv(name); }, &errors);
   const EventSelection selection = SelectForThisMachine(config.events, config.level, availability, 1, 1, config.memory);
-  if (!selection.errors.empty()) *why_one = selection.errors.front();
-  return selection.hardware_groups_planned;
+  if (!selection.errors.empty()) plan.why_one = selection.errors.front();
+  plan.hardware_groups = selection.hardware_groups_planned;
+  return plan;
 }
 
-// Runs the program once with TD_PASS=k/n; its JSON lands in `dir`.
-absl::StatusOr<RunData> RunPass(const std::vector<std::string>& program, int k, int n,
-                                const std::string& dir) {
+// `asked` passes, or one per hardware group for --passes auto (asked == 0).
+// Passes share out hardware counter groups: without a PMU there is nothing
+// to share, and a second pass would only measure the first one again.
+int ChoosePasses(int asked) {
+  const PassPlan plan = PlanHardwareGroups();
+  if (asked == 0) {
+    const int passes = std::max(1, plan.hardware_groups);
+    std::fprintf(stderr, "td run: --passes auto: %d pass%s%s\n", passes, passes == 1 ? "" : "es",
+                 plan.why_one.empty() ? " (one per hardware counter group)" : ("; " + plan.why_one).c_str());
+    return passes;
+  }
+  if (asked > 1 && !plan.pmu) {
+    Say(absl::StrFormat("--passes %d: no PMU: one pass is enough (%s)", asked, plan.pmu_reason));
+    return 1;
+  }
+  return asked;
+}
+
+// Where an automatic output name goes: where the runtime itself writes.
+std::string OutputDirectory() {
+  const char* dir = std::getenv("TD_OUTPUT_DIR");
+  return dir != nullptr && *dir != '\0' ? dir : ".";
+}
+
+// The merged recording must be writable where it is going. Checked before
+// the program starts: finding out after the last pass loses the whole run.
+absl::Status CheckDestination(const std::string& out_path, const std::string& dir) {
+  const std::string what = out_path.empty() ? "the recording in " + dir : out_path;
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0) {
+    return absl::FailedPreconditionError(absl::StrFormat("cannot write %s: %s: %s", what, dir, std::strerror(errno)));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return absl::FailedPreconditionError(absl::StrFormat("cannot write %s: %s: %s", what, dir, std::strerror(ENOTDIR)));
+  }
+  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+    return absl::FailedPreconditionError(absl::StrFormat("cannot write %s: %s: %s", what, dir, std::strerror(errno)));
+  }
+  if (!out_path.empty() && stat(out_path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return absl::FailedPreconditionError(absl::StrFormat("cannot write %s: %s", out_path, std::strerror(EISDIR)));
+  }
+  return absl::OkStatus();
+}
+
+// Starts the program with TD_PASS=k/n, its report going to `dir`. When exec
+// fails the child sends errno back through a close-on-exec pipe, so the
+// reason is reported once, here.
+absl::StatusOr<pid_t> StartPass(const std::vector<std::string>& program, int k, int n, const std::string& dir) {
+  int exec_error[2];
+  if (pipe2(exec_error, O_CLOEXEC) != 0) return absl::InternalError(absl::StrFormat("pipe: %s", std::strerror(errno)));
   const pid_t child = fork();
-  if (child < 0) return absl::InternalError("fork failed");
+  if (child < 0) {
+    const int err = errno;
+    close(exec_error[0]);
+    close(exec_error[1]);
+    return absl::InternalError(absl::StrFormat("cannot fork: %s", std::strerror(err)));
+  }
   if (child == 0) {
+    close(exec_error[0]);
     setenv("TD_PASS", absl::StrFormat("%d/%d", k, n).c_str(), 1);
     setenv("TD_OUTPUT_DIR", dir.c_str(), 1);
     setenv("TD_OUTPUT", "none", 1);
@@ -57,21 +128,28 @@ absl::StatusOr<RunData> RunPass(const std::vector<std::string>& program, int k, 
     for (const std::string& a : program) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     execvp(argv[0], argv.data());
-    std::fprintf(stderr, "td run: cannot start %s: %s\n", argv[0], std::strerror(errno));
+    const int err = errno;
+    if (write(exec_error[1], &err, sizeof(err)) < 0) _exit(126);
     _exit(127);
   }
-  int status = 0;
-  waitpid(child, &status, 0);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-    return absl::NotFoundError(absl::StrFormat("cannot start %s", program[0]));
+  close(exec_error[1]);
+  int err = 0;
+  ssize_t got = 0;
+  do {
+    got = read(exec_error[0], &err, sizeof(err));
+  } while (got < 0 && errno == EINTR);
+  close(exec_error[0]);
+  if (got == static_cast<ssize_t>(sizeof(err))) {
+    waitpid(child, nullptr, 0);
+    return absl::NotFoundError(absl::StrFormat("cannot start %s: %s", program[0], std::strerror(err)));
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::fprintf(stderr, "td run: pass %d of %d: %s exited with %s\n", k, n, program[0].c_str(),
-                 WIFEXITED(status) ? absl::StrFormat("status %d", WEXITSTATUS(status)).c_str() : "a signal");
-  }
-  // The program may fork: take the report of the child we started.
-  const std::string path = dir + "/" + JsonFileName(std::filesystem::path(program[0]).filename().string(),
-                                                    static_cast<long>(child));
+  return child;
+}
+
+// The report of the child we started (the program may fork others).
+absl::StatusOr<RunData> FindReport(const std::vector<std::string>& program, pid_t child, const std::string& dir) {
+  const std::string path =
+      dir + "/" + JsonFileName(std::filesystem::path(program[0]).filename().string(), static_cast<long>(child));
   auto run = ReadRunFile(path);
   if (run.ok()) return run;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
@@ -80,74 +158,110 @@ absl::StatusOr<RunData> RunPass(const std::vector<std::string>& program, int k, 
       if (other.ok() && other->program.pid == child) return other;
     }
   }
-  return absl::NotFoundError(absl::StrFormat(
-      "pass %d of %d wrote no td report (is %s linked with td, and did it use a marker?)", k, n, program[0]));
+  return absl::NotFoundError("no td report");
+}
+
+std::string HowItEnded(int status) {
+  if (WIFEXITED(status)) return absl::StrFormat("exited with status %d", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return absl::StrFormat("was killed by signal %d", WTERMSIG(status));
+  return "ended abnormally";
+}
+
+// Runs pass k of n; one message for whatever went wrong.
+absl::StatusOr<RunData> RunPass(const std::vector<std::string>& program, int k, int n, const std::string& dir) {
+  auto child = StartPass(program, k, n, dir);
+  if (!child.ok()) return child.status();
+  int status = 0;
+  while (waitpid(*child, &status, 0) < 0 && errno == EINTR) {
+  }
+  const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  auto run = FindReport(program, *child, dir);
+  if (!run.ok() && !clean) {
+    return absl::NotFoundError(
+        absl::StrFormat("pass %d of %d: %s %s and wrote no td report", k, n, program[0], HowItEnded(status)));
+  }
+  if (!run.ok()) {
+    return absl::NotFoundError(absl::StrFormat(
+        "pass %d of %d wrote no td report (is %s linked with td, and did it use a marker?)", k, n, program[0]));
+  }
+  if (!clean) Say(absl::StrFormat("pass %d of %d: %s %s", k, n, program[0], HowItEnded(status)));
+  return run;
+}
+
+// Every pass in a scratch folder of its own, removed afterwards.
+absl::StatusOr<std::vector<RunData>> RunPasses(const std::vector<std::string>& program, int passes) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string scratch = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/td-run-XXXXXX";
+  if (mkdtemp(scratch.data()) == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrFormat("cannot create a scratch directory %s: %s", scratch, std::strerror(errno)));
+  }
+  std::vector<RunData> runs;
+  for (int k = 1; k <= passes; ++k) {
+    const std::string dir = absl::StrFormat("%s/pass-%d", scratch, k);
+    std::error_code ignored;
+    std::filesystem::create_directories(dir, ignored);
+    Say(absl::StrFormat("pass %d of %d: %s", k, passes, program[0]));
+    auto run = RunPass(program, k, passes, dir);
+    if (!run.ok()) {
+      std::filesystem::remove_all(scratch, ignored);
+      return run.status();
+    }
+    Say(absl::StrFormat("pass %d of %d: %zu regions, %zu counter groups", k, passes, run->regions.size(),
+                        run->layout.groups.size()));
+    runs.push_back(*std::move(run));
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(scratch, ignored);
+  return runs;
+}
+
+void NoteSpread(int passes, MergedPasses* merged) {
+  std::string worst;
+  for (const PassSpread& s : merged->spread) {
+    if (worst.empty()) worst = absl::StrFormat("%s %s %.1f%%", s.region, s.event, 100 * s.Relative());
+  }
+  const std::string line = absl::StrFormat(
+      "td run: merged %d passes; largest run-to-run spread of the events every pass counted: %s", passes,
+      worst.empty() ? "none measured" : worst);
+  std::fprintf(stderr, "%s\n", line.c_str());
+  merged->run.diagnostics.push_back({Severity::kNotice, line});
 }
 
 }  // namespace
 
-int RunCommand(const std::vector<std::string>& args) {
+int RunCommand(const cli::Command& self, const cli::Args& args) {
   std::string passes_arg = "auto";
   std::string out_path;
-  size_t i = 0;
-  for (; i < args.size() && args[i] != "--"; ++i) {
-    if (args[i] == "--passes" && i + 1 < args.size()) {
-      passes_arg = args[++i];
-    } else if (args[i] == "--out" && i + 1 < args.size()) {
-      out_path = args[++i];
-    } else {
-      return Fail("usage: td run [--passes auto|N] [--out FILE] -- PROGRAM [ARGS…]");
-    }
+  cli::Args program;
+  const auto done =
+      cli::Flags(self).Value("--passes", &passes_arg).Value("--out", &out_path).FirstOperandEndsFlags().Parse(args, &program);
+  if (done) return *done;
+  if (program.empty()) return cli::WrongOperands(self, "a PROGRAM to run (after --)");
+  int asked = 0;  // --passes auto
+  if (passes_arg != "auto" && (!absl::SimpleAtoi(passes_arg, &asked) || asked < 1 || asked > 64)) {
+    return cli::Misuse("--passes \"" + passes_arg + "\" is not understood; accepted: auto or 1 to 64");
   }
-  const std::vector<std::string> program(args.begin() + std::min(i + 1, args.size()), args.end());
-  if (program.empty()) return Fail("usage: td run [--passes auto|N] [--out FILE] -- PROGRAM [ARGS…]");
-  int passes = 0;
-  if (passes_arg == "auto") {
-    std::string why_one;
-    passes = std::max(1, PlannedHardwareGroups(&why_one));
-    std::fprintf(stderr, "td run: --passes auto: %d pass%s%s\n", passes, passes == 1 ? "" : "es",
-                 why_one.empty() ? " (one per hardware counter group)" : ("; " + why_one).c_str());
-  } else if (!absl::SimpleAtoi(passes_arg, &passes) || passes < 1 || passes > 64) {
-    return Fail("--passes \"" + passes_arg + "\" is not understood; accepted: auto or 1 to 64");
+  const std::string out_dir =
+      out_path.empty() ? OutputDirectory() : std::filesystem::path(out_path).parent_path().string();
+  if (absl::Status s = CheckDestination(out_path, out_dir.empty() ? "." : out_dir); !s.ok()) {
+    return Fail(std::string(s.message()));
   }
-  const char* tmp = std::getenv("TMPDIR");
-  std::string base = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/td-run-XXXXXX";
-  if (mkdtemp(base.data()) == nullptr) return Fail("cannot create a scratch directory under " + base);
-  const std::string scratch = base;
-  std::vector<RunData> runs;
-  for (int k = 1; k <= passes; ++k) {
-    const std::string dir = absl::StrFormat("%s/pass-%d", scratch, k);
-    std::filesystem::create_directories(dir);
-    std::fprintf(stderr, "td run: pass %d of %d: %s\n", k, passes, program[0].c_str());
-    auto run = RunPass(program, k, passes, dir);
-    if (!run.ok()) {
-      std::filesystem::remove_all(scratch);
-      return Fail(std::string(run.status().message()));
-    }
-    std::fprintf(stderr, "td run: pass %d of %d: %zu regions, %zu counter groups\n", k, passes,
-                 run->regions.size(), run->layout.groups.size());
-    runs.push_back(*std::move(run));
-  }
-  std::filesystem::remove_all(scratch);
-  auto merged = MergePasses(runs);
+  const int passes = ChoosePasses(asked);
+  auto runs = RunPasses(program, passes);
+  if (!runs.ok()) return Fail(std::string(runs.status().message()));
+  auto merged = MergePasses(*runs);
   if (!merged.ok()) return Fail(std::string(merged.status().message()));
-  if (passes > 1) {
-    std::string worst;
-    for (const PassSpread& s : merged->spread) {
-      if (worst.empty()) {
-        worst = absl::StrFormat("%s %s %.1f%%", s.region, s.event, 100 * s.Relative());
-      }
-    }
-    const std::string line = absl::StrFormat(
-        "td run: merged %d passes; largest run-to-run spread of the events every pass counted: %s",
-        passes, worst.empty() ? "none measured" : worst);
-    std::fprintf(stderr, "%s\n", line.c_str());
-    merged->run.diagnostics.push_back({Severity::kNotice, line});
-  }
+  if (passes > 1) NoteSpread(passes, &*merged);
+  const std::string json = RunToJson(merged->run).dump(1) + "\n";
   if (out_path.empty()) {
-    out_path = absl::StrFormat("td-%s-%d-passes.json", merged->run.program.name, passes);
-  }
-  if (auto s = WriteFileAtomically(out_path, RunToJson(merged->run).dump(1) + "\n"); !s.ok()) {
+    // A name td chose never replaces a file: a pid twin's run lands beside it.
+    std::string stem = JsonFileName(merged->run.program.name, static_cast<long>(merged->run.program.pid));
+    stem.resize(stem.size() - std::string_view(".json").size());
+    auto written = WriteNewFile(out_dir.empty() ? "." : out_dir, stem, ".json", json);
+    if (!written.ok()) return Fail(std::string(written.status().message()));
+    out_path = out_dir.empty() || out_dir == "." ? std::filesystem::path(*written).filename().string() : *written;
+  } else if (auto s = WriteFileAtomically(out_path, json); !s.ok()) {  // the file the user named
     return Fail(std::string(s.message()));
   }
   std::fprintf(stderr, "td run: wrote %s (td report %s for the trees)\n", out_path.c_str(), out_path.c_str());

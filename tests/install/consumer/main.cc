@@ -1,4 +1,5 @@
-// Built against an installed td, outside td's own build.
+// Built through find_package(td), outside td's own build; the test expects
+// 3 calls of consumer_loop.
 #include <td/td.hpp>
 
 int main() {

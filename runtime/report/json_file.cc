@@ -1,0 +1,98 @@
+#include "runtime/report/json_file.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+
+namespace td {
+namespace {
+
+using nlohmann::json;
+
+absl::Status SystemError(const char* verb, const std::string& path, int err) {
+  const std::string message = absl::StrFormat("cannot %s %s: %s", verb, path, std::strerror(err));
+  return err == ENOENT ? absl::NotFoundError(message) : absl::FailedPreconditionError(message);
+}
+
+// Keeps where the first syntax error is: the DOM parser, run without
+// exceptions, only says that there is one.
+class SyntaxErrorFinder : public json::json_sax_t {
+ public:
+  size_t byte() const { return byte_; }
+  const std::string& what() const { return what_; }
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& error) override {
+    byte_ = position;
+    what_ = error.what();
+    return false;
+  }
+
+ private:
+  size_t byte_ = 0;
+  std::string what_;
+};
+
+// The parser's explanation without its "[json.exception…] parse error at
+// line L, column C: " preamble, which td words itself, and without the text
+// it last read, which may span lines.
+std::string Explanation(const std::string& what) {
+  const size_t column = what.find("column ");
+  const size_t colon = column == std::string::npos ? std::string::npos : what.find(": ", column);
+  std::string explanation = colon == std::string::npos ? what : what.substr(colon + 2);
+  if (const size_t last_read = explanation.find("; last read: "); last_read != std::string::npos) {
+    const size_t next = explanation.find("; ", last_read + 2);
+    explanation.erase(last_read, next == std::string::npos ? std::string::npos : next - last_read);
+  }
+  return explanation;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (file == nullptr) return SystemError("open", path, errno);
+  std::string text;
+  char buffer[1 << 16];
+  size_t got = 0;
+  while ((got = std::fread(buffer, 1, sizeof(buffer), file.get())) > 0) text.append(buffer, got);
+  if (std::ferror(file.get())) return SystemError("read", path, errno);
+  return text;
+}
+
+absl::StatusOr<json> ParseJsonText(const std::string& text, const std::string& where) {
+  json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_discarded()) return parsed;
+  SyntaxErrorFinder finder;
+  json::sax_parse(text, &finder);
+  // The parser counts bytes read, the offending one included.
+  const size_t at = std::min(finder.byte() > 0 ? finder.byte() - 1 : 0, text.size());
+  const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + at, '\n'));
+  const size_t line_start = at == 0 ? 0 : text.rfind('\n', at - 1) + 1;  // npos + 1 == 0
+  return absl::InvalidArgumentError(absl::StrFormat("%s: not valid JSON: line %d, column %d: %s", where, line,
+                                                    at - line_start + 1, Explanation(finder.what())));
+}
+
+absl::StatusOr<json> ReadJsonFile(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadTextFile(path);
+  if (!text.ok()) return text.status();
+  return ParseJsonText(*text, path);
+}
+
+}  // namespace td

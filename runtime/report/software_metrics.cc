@@ -1,0 +1,89 @@
+#include "runtime/report/software_metrics.h"
+
+#include "absl/strings/str_format.h"
+#include "runtime/report/text_report.h"
+
+namespace td {
+namespace {
+
+constexpr char kTaskClock[] = "task-clock";
+constexpr char kCpuUtilization[] = "cpu_utilization";
+constexpr const char* kCountEvents[] = {"page-faults", "context-switches", "cpu-migrations"};
+
+}  // namespace
+
+std::vector<SoftwareMetric> SoftwareMetricColumns(const RunData& data) {
+  std::vector<SoftwareMetric> columns;
+  if (data.EventIndex(kTaskClock)) {
+    columns.push_back({kTaskClock, kTaskClock, SoftwareUnit::kNanoseconds, std::nullopt});
+    columns.push_back({kCpuUtilization, "CPUs", SoftwareUnit::kCpus, std::nullopt});
+  }
+  for (const char* name : kCountEvents) {
+    if (data.EventIndex(name)) columns.push_back({name, name, SoftwareUnit::kCount, std::nullopt});
+  }
+  return columns;
+}
+
+std::vector<SoftwareMetric> SoftwareMetricsOf(const RunData& data, const std::vector<EventDelta>& events,
+                                              int64_t wall_ns, bool exclusive) {
+  std::vector<SoftwareMetric> metrics = SoftwareMetricColumns(data);
+  const bool measured = !events.empty() && events.size() == data.layout.events.size();
+  if (!measured) return metrics;
+  auto count = [&](const std::string& name) {
+    const EventDelta& d = events[*data.EventIndex(name)];
+    return static_cast<double>(exclusive ? d.exclusive : d.inclusive);
+  };
+  for (SoftwareMetric& m : metrics) {
+    if (m.key != kCpuUtilization) {
+      m.value = count(m.key);
+    } else if (wall_ns > 0 && !exclusive) {
+      // Inclusive only: exclusive wall and task-clock are differences of
+      // two clocks read at different instants, and over a short exclusive
+      // time their ratio is noise (a single thread can show 1.4 CPUs).
+      // No wall time: no utilisation, rather than a division by 0.
+      m.value = count(kTaskClock) / static_cast<double>(wall_ns);
+    }
+  }
+  return metrics;
+}
+
+std::vector<SoftwareMetric> RegionSoftwareMetrics(const RunData& data, const Region& region, bool exclusive) {
+  const RegionTotals totals = Totals(region, data.layout.events.size());
+  return SoftwareMetricsOf(data, totals.counters_measured ? totals.events : std::vector<EventDelta>{},
+                           exclusive ? totals.wall_exclusive_ns : totals.wall_inclusive_ns, exclusive);
+}
+
+std::string FormatSoftwareValue(const SoftwareMetric& metric) {
+  if (!metric.value) return "—";
+  switch (metric.unit) {
+    case SoftwareUnit::kNanoseconds: return HumanDuration(static_cast<int64_t>(*metric.value));
+    case SoftwareUnit::kCpus: return absl::StrFormat("%.2f", *metric.value);
+    case SoftwareUnit::kCount: return WithThousands(static_cast<uint64_t>(*metric.value));
+  }
+  return "—";
+}
+
+namespace {
+
+void AppendSubtree(const RunData& data, size_t index, int depth, std::vector<RegionInTree>* out) {
+  out->push_back({index, depth});
+  for (int child : data.regions[index].children) {
+    // Only children that name this region as parent: a hand-edited file
+    // cannot make the walk leave the array or loop (parents come first).
+    const bool valid = child >= 0 && static_cast<size_t>(child) < data.regions.size() &&
+                       data.regions[static_cast<size_t>(child)].parent == static_cast<int>(index);
+    if (valid) AppendSubtree(data, static_cast<size_t>(child), depth + 1, out);
+  }
+}
+
+}  // namespace
+
+std::vector<RegionInTree> RegionTreeOrder(const RunData& data) {
+  std::vector<RegionInTree> order;
+  for (size_t r = 0; r < data.regions.size(); ++r) {
+    if (data.regions[r].parent < 0) AppendSubtree(data, r, 0, &order);
+  }
+  return order;
+}
+
+}  // namespace td

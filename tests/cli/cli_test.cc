@@ -1,0 +1,387 @@
+// The td command line as a new user meets it: help and version on stdout
+// with status 0, one line on stderr for each mistake (status 2 for a misused
+// command line, 1 for a file or data that says no), the nearest valid name
+// when there is one, one encoding per event, and td run's checks made before
+// the program runs. Each test runs the built td binary.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "runtime/counters/availability.h"
+#include "runtime/counters/backend.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int status = -1;  // exit status; -1 when td did not exit normally
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A fresh folder under the test's temporary directory.
+std::string ScratchDir() {
+  std::string dir = (fs::temp_directory_path() / "td-cli-test-XXXXXX").string();
+  if (mkdtemp(dir.data()) == nullptr) ADD_FAILURE() << "mkdtemp: " << std::strerror(errno);
+  return dir;
+}
+
+// Runs td with `args` in `cwd`; its stdout and stderr go through files, so a
+// long output cannot block it.
+Outcome Td(const std::vector<std::string>& args, const std::string& cwd = "") {
+  const std::string dir = ScratchDir();
+  const std::string out_path = dir + "/out";
+  const std::string err_path = dir + "/err";
+  const pid_t child = fork();
+  if (child == 0) {
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
+    const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (out < 0 || err < 0 || dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0) _exit(126);
+    std::vector<char*> argv = {const_cast<char*>(TD_CLI)};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(TD_CLI, argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  Outcome outcome;
+  outcome.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  outcome.out = Slurp(out_path);
+  outcome.err = Slurp(err_path);
+  fs::remove_all(dir);
+  return outcome;
+}
+
+size_t Lines(const std::string& text) { return static_cast<size_t>(std::count(text.begin(), text.end(), '\n')); }
+
+bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::string Data(const std::string& name) { return std::string(TD_TEST_DATA_DIR) + "/" + name; }
+
+const std::vector<std::string> kCommands = {"run",         "report", "compare", "explain",   "recompute",
+                                            "import-perf", "events", "uarchs",  "calibrate", "help",
+                                            "version"};
+
+TEST(CliConventions, VersionGoesToStdout) {
+  for (const std::string spelling : {"--version", "version"}) {
+    const Outcome o = Td({spelling});
+    EXPECT_EQ(o.status, 0) << spelling;
+    EXPECT_EQ(o.out, std::string("td ") + TD_EXPECTED_VERSION + "\n") << spelling;
+    EXPECT_EQ(o.err, "") << spelling;
+  }
+}
+
+TEST(CliConventions, HelpGoesToStdoutAndSucceeds) {
+  for (const std::string spelling : {"--help", "-h", "help"}) {
+    const Outcome o = Td({spelling});
+    EXPECT_EQ(o.status, 0) << spelling;
+    EXPECT_EQ(o.err, "") << spelling;
+    EXPECT_EQ(o.out.rfind("usage: td COMMAND", 0), 0u) << spelling << ": " << o.out;
+    for (const std::string& command : kCommands) {
+      EXPECT_TRUE(Contains(o.out, "\n  " + command + " ")) << spelling << " does not list " << command;
+    }
+    EXPECT_TRUE(Contains(o.out, "exit status: 0 done, 1 failed")) << o.out;
+  }
+}
+
+TEST(CliConventions, EveryCommandHasHelpOnStdout) {
+  for (const std::string& command : kCommands) {
+    const Outcome long_flag = Td({command, "--help"});
+    EXPECT_EQ(long_flag.status, 0) << command;
+    EXPECT_EQ(long_flag.err, "") << command;
+    EXPECT_EQ(long_flag.out.rfind("usage: td " + command, 0), 0u) << command << ": " << long_flag.out;
+    EXPECT_GT(Lines(long_flag.out), 2u) << command << " has no help text";
+    EXPECT_EQ(Td({command, "-h"}).out, long_flag.out) << command;
+    EXPECT_EQ(Td({"help", command}).out, long_flag.out) << command;
+  }
+  // Help wins wherever it stands, even after a subcommand's own words.
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"report", "--help"}, {"recompute", "--help"}, {"explain", "--help"}, {"events", "encode", "--help"}}) {
+    const Outcome o = Td(args);
+    EXPECT_EQ(o.status, 0) << args[0];
+    EXPECT_EQ(o.err, "") << args[0];
+    EXPECT_EQ(o.out.rfind("usage: td " + args[0], 0), 0u) << o.out;
+  }
+}
+
+TEST(CliConventions, NoCommandIsMisuseWithTheUsageOnStderr) {
+  const Outcome o = Td({});
+  EXPECT_EQ(o.status, 2);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(o.err.rfind("usage: td COMMAND", 0), 0u) << o.err;
+}
+
+TEST(CliConventions, UnknownCommandIsOneLineWithTheNearest) {
+  Outcome o = Td({"reprot", "run.json"});
+  EXPECT_EQ(o.status, 2);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(o.err, "td: unknown command reprot; did you mean report?\n");
+  o = Td({"frobnicate"});
+  EXPECT_EQ(o.status, 2);
+  EXPECT_EQ(o.err, "td: unknown command frobnicate; `td help` lists the commands\n");
+  o = Td({"help", "explian"});
+  EXPECT_EQ(o.status, 2);
+  EXPECT_EQ(o.err, "td: unknown command explian; did you mean explain?\n");
+}
+
+TEST(CliConventions, UnknownFlagIsOneLineWithTheNearest) {
+  const std::string run = Data("replay_skl_matmul.json");
+  struct Case {
+    std::vector<std::string> args;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {{"report", run, "--jsn"}, "td: unknown flag --jsn for report; did you mean --json?\n"},
+      {{"compare", run, run, "--cvs"}, "td: unknown flag --cvs for compare; did you mean --csv?\n"},
+      {{"run", "--pases", "2", "--", "true"}, "td: unknown flag --pases for run; did you mean --passes?\n"},
+      {{"events", "encode", "cycles", "--pum", "icl"},
+       "td: unknown flag --pum for events; did you mean --pmu?\n"},
+      {{"--verison"}, "td: unknown flag --verison for td; did you mean --version?\n"},
+      {{"report", run, "--zzzzzz"}, "td: unknown flag --zzzzzz for report; `td report --help` lists its flags\n"},
+      {{"report", run, "--html"}, "td: --html needs a value; `td report --help` shows how\n"},
+      {{"recompute"}, "td: recompute takes one CASE.json; `td recompute --help` shows how\n"},
+  };
+  for (const Case& c : cases) {
+    const Outcome o = Td(c.args);
+    EXPECT_EQ(o.status, 2) << c.expected;
+    EXPECT_EQ(o.out, "") << c.expected;
+    EXPECT_EQ(o.err, c.expected);
+  }
+}
+
+TEST(CliConventions, ExistingFlagsStillWork) {
+  const std::string run = Data("replay_skl_matmul.json");
+  const Outcome csv = Td({"report", run, "--csv"});
+  EXPECT_EQ(csv.status, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("region,kind,name,value,flagged,critical\n", 0), 0u);
+  // Flags may come before the operand, and take --flag=value.
+  const Outcome first = Td({"report", "--region=multiply1", "--no-color", run});
+  EXPECT_EQ(first.status, 0) << first.err;
+  EXPECT_TRUE(Contains(first.out, "multiply1"));
+  EXPECT_FALSE(Contains(first.out, "multiply2")) << "--region=multiply1 was not applied";
+  const Outcome level = Td({"report", run, "--level", "zero"});
+  EXPECT_EQ(level.status, 2);
+  EXPECT_EQ(level.err, "td: --level takes a number from 1 (Level 1) upwards, not \"zero\"\n");
+}
+
+TEST(CliFiles, UnreadableFileGivesTheSystemsReason) {
+  const std::string missing = "/nonexistent-td-test/run.json";
+  for (const std::string command : {"report", "recompute"}) {
+    const Outcome o = Td({command, missing});
+    EXPECT_EQ(o.status, 1) << command;
+    EXPECT_EQ(o.out, "") << command;
+    EXPECT_EQ(o.err, "td: cannot open " + missing + ": " + std::strerror(ENOENT) + "\n") << command;
+  }
+  const Outcome perf = Td({"import-perf", "--uarch", "skl", missing});
+  EXPECT_EQ(perf.status, 1);
+  EXPECT_EQ(perf.err, "td: cannot open " + missing + ": " + std::strerror(ENOENT) + "\n");
+  const std::string dir = ScratchDir();
+  const Outcome folder = Td({"report", dir});
+  EXPECT_EQ(folder.status, 1);
+  EXPECT_EQ(folder.err, "td: cannot read " + dir + ": " + std::strerror(EISDIR) + "\n");
+  if (geteuid() != 0) {  // root reads whatever the mode says
+    const std::string locked = dir + "/locked.json";
+    std::ofstream(locked) << "{}";
+    chmod(locked.c_str(), 0);
+    const Outcome o = Td({"report", locked});
+    EXPECT_EQ(o.status, 1);
+    EXPECT_EQ(o.err, "td: cannot open " + locked + ": " + std::strerror(EACCES) + "\n");
+  }
+  fs::remove_all(dir);
+}
+
+TEST(CliFiles, InvalidJsonGivesLineAndColumn) {
+  const std::string dir = ScratchDir();
+  const std::string bad = dir + "/bad.json";
+  std::ofstream(bad) << "{\n  \"schema_version\": 1,\n  oops\n}\n";
+  for (const std::string command : {"report", "recompute"}) {
+    const Outcome o = Td({command, bad});
+    EXPECT_EQ(o.status, 1) << command;
+    EXPECT_EQ(o.err.rfind("td: " + bad + ": not valid JSON: line 3, column 3: ", 0), 0u) << command << ": " << o.err;
+    EXPECT_EQ(Lines(o.err), 1u) << o.err;
+  }
+  const std::string cut = dir + "/cut.json";
+  std::ofstream(cut) << "[1, 2,";
+  const Outcome o = Td({"report", cut});
+  EXPECT_EQ(o.status, 1);
+  EXPECT_EQ(o.err.rfind("td: " + cut + ": not valid JSON: line 1, column 7: ", 0), 0u) << o.err;
+  fs::remove_all(dir);
+}
+
+TEST(CliFiles, RecomputeOnARunRecordingPointsToReport) {
+  const std::string run = Data("replay_skl_matmul.json");
+  const Outcome o = Td({"recompute", run});
+  EXPECT_EQ(o.status, 1);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(o.err, "td: " + run + " is a td run recording, not a case file; `td report " + run + "` analyses it\n");
+  const Outcome fine = Td({"recompute", Data("icl_case.json")});
+  EXPECT_EQ(fine.status, 0) << fine.err;
+  EXPECT_TRUE(Contains(fine.out, "\"Retiring\": 0.3")) << fine.out;
+}
+
+TEST(CliExplain, AnyCaseAndTheNearestName) {
+  const Outcome exact = Td({"explain", "Memory_Bound"});
+  ASSERT_EQ(exact.status, 0) << exact.err;
+  EXPECT_EQ(exact.out.rfind("Memory_Bound\n  ", 0), 0u) << exact.out;
+  for (const std::string spelling : {"memory_bound", "MEMORY_BOUND", "backend_bound.memory_bound"}) {
+    const Outcome o = Td({"explain", spelling});
+    EXPECT_EQ(o.status, 0) << spelling << ": " << o.err;
+    EXPECT_EQ(o.out, exact.out) << spelling;
+  }
+  const Outcome typo = Td({"explain", "Memroy_Bound"});
+  EXPECT_EQ(typo.status, 1);
+  EXPECT_EQ(typo.err, "td: no explanation for \"Memroy_Bound\"; did you mean Memory_Bound?\n");
+  const Outcome nothing_close = Td({"explain", "zzzzzzzz"});
+  EXPECT_EQ(nothing_close.err, "td: no explanation for \"zzzzzzzz\"; `td explain` lists them all\n");
+}
+
+nlohmann::json Encode(const std::vector<std::string>& args) {
+  std::vector<std::string> full = {"events", "encode"};
+  full.insert(full.end(), args.begin(), args.end());
+  const Outcome o = Td(full);
+  EXPECT_EQ(o.status, 0) << args[0] << ": " << o.err;
+  return nlohmann::json::parse(o.out, nullptr, false);
+}
+
+TEST(CliEvents, EverySpellingOfAnEventEncodesTheSame) {
+  // Reference table (Ice Lake): TOPDOWN.BACKEND_BOUND_SLOTS is event 0xa4,
+  // umask 0x02, raw config 0x2a4; libpfm4 4.13 alone gives 0x200.
+  for (const std::string spelling : {"TOPDOWN.BACKEND_BOUND_SLOTS", "TOPDOWN:BACKEND_BOUND_SLOTS",
+                                     "topdown.backend_bound_slots", "Topdown:Backend_Bound_Slots",
+                                     "icl::TOPDOWN:BACKEND_BOUND_SLOTS"}) {
+    const nlohmann::json e = Encode({spelling, "--pmu", "icl"});
+    EXPECT_EQ(e.value("config", ""), "0x2a4") << spelling;
+    EXPECT_EQ(e.value("type", 0), 4) << spelling << ": PERF_TYPE_RAW";
+    EXPECT_EQ(e.value("pmu", ""), "icl") << spelling;
+  }
+}
+
+TEST(CliEvents, CyclesIsPerfsGenericEventWhateverTheHost) {
+  const nlohmann::json e = Encode({"cycles"});
+  EXPECT_EQ(e.value("type", -1), 0) << "PERF_TYPE_HARDWARE";
+  EXPECT_EQ(e.value("config", ""), "0x0") << "PERF_COUNT_HW_CPU_CYCLES";
+  EXPECT_EQ(e.value("source", ""), "perf generic");
+}
+
+TEST(CliEvents, UnknownPmuIsNotAnUnknownEvent) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"encode", "cycles", "--pmu", "nosuchpmu"}, {"list", "--pmu", "nosuchpmu"}}) {
+    std::vector<std::string> full = {"events"};
+    full.insert(full.end(), args.begin(), args.end());
+    const Outcome o = Td(full);
+    EXPECT_EQ(o.status, 1) << args[0];
+    EXPECT_EQ(o.err, "td: unknown PMU \"nosuchpmu\"; `td events list --pmus` lists them all\n") << args[0];
+  }
+  const Outcome typo = Td({"events", "encode", "cycles", "--pmu", "icx_"});
+  EXPECT_EQ(typo.status, 1);
+  EXPECT_EQ(typo.err.rfind("td: unknown PMU \"icx_\"; closest: icx, ", 0), 0u) << typo.err;
+  EXPECT_EQ(Lines(typo.err), 1u) << typo.err;
+}
+
+TEST(CliEvents, ListAgreesWithEncode) {
+  const Outcome pmus = Td({"events", "list", "--pmus"});
+  ASSERT_EQ(pmus.status, 0) << pmus.err;
+  std::regex host_line("\n([A-Za-z0-9_]+) +host");
+  std::smatch host;
+  ASSERT_TRUE(std::regex_search(pmus.out, host, host_line)) << "no host PMU in\n" << pmus.out;
+  const Outcome here = Td({"events", "list"});
+  ASSERT_EQ(here.status, 0) << here.err;
+  std::vector<std::string> names;
+  std::istringstream lines(here.out);
+  for (std::string name; std::getline(lines, name);) names.push_back(name);
+  ASSERT_FALSE(names.empty());
+  // Every listed name encodes, on the PMU --pmus calls the host's (a sample:
+  // a host with a known PMU lists hundreds).
+  const size_t step = std::max<size_t>(1, names.size() / 25);
+  for (size_t i = 0; i < names.size(); i += step) {
+    const nlohmann::json e = Encode({names[i]});
+    if (e.value("source", "") != "perf generic") {
+      EXPECT_EQ(e.value("pmu", ""), host[1].str()) << names[i];
+    }
+  }
+  const Outcome icl = Td({"events", "list", "--pmu", "icl"});
+  ASSERT_EQ(icl.status, 0) << icl.err;
+  EXPECT_TRUE(Contains(icl.out, "\nTOPDOWN.BACKEND_BOUND_SLOTS\n"));
+  EXPECT_TRUE(Contains(icl.out, "\nPERF_METRICS.BACKEND_BOUND\n")) << "td's table adds what libpfm4 4.13 lacks";
+}
+
+bool HasPmu() {
+  return td::DescribeAvailability(td::ProbeMachine(&td::RealPerfEventOpen)).hardware_counters;
+}
+
+TEST(CliRun, MissingOutputFolderFailsBeforeTheProgramRuns) {
+  const std::string dir = ScratchDir();
+  const std::string marker = dir + "/ran";
+  const Outcome o = Td({"run", "--out", "/nonexistent-td-test/d/m.json", "--", "sh", "-c", "touch " + marker});
+  EXPECT_EQ(o.status, 1);
+  EXPECT_FALSE(fs::exists(marker)) << "the program ran although its recording could not be written";
+  EXPECT_EQ(o.err, std::string("td run: cannot write /nonexistent-td-test/d/m.json: /nonexistent-td-test/d: ") +
+                       std::strerror(ENOENT) + "\n");
+  fs::remove_all(dir);
+}
+
+TEST(CliRun, AProgramThatCannotStartIsReportedOnce) {
+  const Outcome o = Td({"run", "--passes", "1", "--", "./no-such-program"});
+  EXPECT_EQ(o.status, 1);
+  const std::string expected = std::string("cannot start ./no-such-program: ") + std::strerror(ENOENT);
+  EXPECT_TRUE(Contains(o.err, "td run: " + expected + "\n")) << o.err;
+  EXPECT_EQ(o.err.find("cannot start"), o.err.rfind("cannot start")) << "said twice:\n" << o.err;
+}
+
+TEST(CliRun, WithoutPmuTwoPassesRunOnce) {
+  if (HasPmu()) GTEST_SKIP() << "this machine has a PMU: passes share its counter groups";
+  const std::string dir = ScratchDir();
+  const std::string count = dir + "/count";
+  // exec keeps the pid, so td run finds the recording of the child it started.
+  const std::string script = "echo pass >> " + count + "; exec " + TD_SCENARIO_APP + " nested";
+  const Outcome o = Td({"run", "--passes", "2", "--out", dir + "/m.json", "--", "sh", "-c", script});
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(Slurp(count), "pass\n") << "the program ran more than once";
+  EXPECT_TRUE(Contains(o.err, "td run: --passes 2: no PMU: one pass is enough (")) << o.err;
+  EXPECT_TRUE(Contains(o.err, "td run: pass 1 of 1: ")) << o.err;
+  EXPECT_FALSE(Contains(o.err, "of 2")) << o.err;
+  EXPECT_TRUE(fs::exists(dir + "/m.json"));
+  fs::remove_all(dir);
+}
+
+TEST(CliRun, AutomaticOutputIsNamedLikeTheRuntimesFiles) {
+  const std::string dir = ScratchDir();
+  const Outcome o = Td({"run", "--passes", "1", TD_SCENARIO_APP, "nested"}, dir);
+  ASSERT_EQ(o.status, 0) << o.err;
+  std::vector<std::string> written;
+  for (const auto& entry : fs::directory_iterator(dir)) written.push_back(entry.path().filename().string());
+  ASSERT_EQ(written.size(), 1u) << "expected the recording alone in " << dir;
+  EXPECT_TRUE(std::regex_match(written[0], std::regex("td-td_scenario_app-[0-9]+\\.json"))) << written[0];
+  EXPECT_TRUE(Contains(o.err, "td run: wrote " + written[0] + " (")) << o.err;
+  const nlohmann::json run = nlohmann::json::parse(Slurp(dir + "/" + written[0]), nullptr, false);
+  ASSERT_FALSE(run.is_discarded());
+  EXPECT_EQ("td-td_scenario_app-" + std::to_string(run["program"].value("pid", 0)) + ".json", written[0])
+      << "the pid in the name is the program's";
+  fs::remove_all(dir);
+}
+
+}  // namespace
