@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Re-measures the figures quoted in samples/*/README.md and docs/tutorial.md:
-# each sample's documented command, run ROUNDS times (default 5), with the
-# median of every time it prints. Run it on an idle machine after
+# each sample's documented command, run ROUNDS times (default 5), printing the
+# output of the median run. Run it on an idle machine after
 # scripts/demo.sh; the figures depend on the machine, so quote them with it.
 # Usage: scripts/sample-figures.sh [ROUNDS]
 set -euo pipefail
@@ -17,31 +17,28 @@ trap 'rm -rf "$work"' EXIT
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) logical CPUs, $(uname -r)"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# run NAME ARGS…: runs the sample ROUNDS times; prints every numeric field's
-# median, field by field, under the first run's text.
+# run NAME ARGS…: runs the sample ROUNDS times and prints, whole, the output
+# of the run whose wall time was the median, so that the figures quoted
+# together (times and their ratios) come from one run.
 run() {
   local name=$1
   shift
-  local i
-  for ((i = 0; i < rounds; ++i)); do
-    (cd "$work" && TD_OUTPUT=none TD_JSON=0 TD_QUIET=1 "$OLDPWD/$bin/td_$name" "$@" 2>/dev/null) >"$work/$name.$i"
-  done
   echo
-  echo "\$ $bin/td_$name $*   (median of $rounds)"
-  python3 - "$work" "$name" "$rounds" <<'EOF'
-import re, statistics, sys
-work, name, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
-runs = [open(f"{work}/{name}.{i}").read().splitlines() for i in range(rounds)]
-number = re.compile(r"-?\d+\.\d+")
-for line_no, line in enumerate(runs[0]):
-    values = [number.findall(r[line_no]) if line_no < len(r) else [] for r in runs]
-    fields = number.findall(line)
-    if not fields or any(len(v) != len(fields) for v in values):
-        print(line)
-        continue
-    medians = iter(statistics.median_low(float(v[k]) for v in values) for k in range(len(fields)))
-    print(number.sub(lambda m: f"{next(medians):.{len(m.group()) - m.group().index('.') - 1}f}", line))
+  echo "\$ $bin/td_$name $*   (the median of $rounds runs by wall time)"
+  (cd "$work" && TD_OUTPUT=none TD_JSON=0 TD_QUIET=1 python3 - "$OLDPWD/$bin/td_$name" "$rounds" "$@" <<'EOF'
+import subprocess, sys, time
+program, rounds, args = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+runs = []
+for _ in range(rounds):
+    start = time.monotonic()
+    out = subprocess.run([program, *args], capture_output=True, text=True, check=True).stdout
+    runs.append((time.monotonic() - start, out))
+runs.sort(key=lambda r: r[0])
+seconds, out = runs[(len(runs) - 1) // 2]
+print(out, end="")
+print(f"(wall times of the runs: {', '.join(f'{s:.2f}' for s, _ in runs)} s)")
 EOF
+  )
 }
 
 run matmul
@@ -50,7 +47,7 @@ run branches 8 10
 run prefetch 256 16
 run false_sharing 2 50
 run frontend 2000
-run aliasing4k 32
+run aliasing4k 32 20000
 run triad 256 10
 echo
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -37,6 +37,7 @@ configure() {  # stage, build dir, cmake args…
   shift 2
   cmake -S . -B "$dir" -G Ninja "${launcher[@]}" "$@" >"$logs/$stage-configure.log" 2>&1 || {
     tail -n 30 "$logs/$stage-configure.log"
+    note[$stage]="configure failed (see $logs/$stage-configure.log)"
     return 1
   }
 }
@@ -48,6 +49,7 @@ build() {  # stage, build dir, targets…
   [ $# -gt 0 ] && targets=(--target "$@")
   cmake --build "$dir" -j "$jobs" "${targets[@]}" >"$logs/$stage-build.log" 2>&1 || {
     grep -E 'error|Error' "$logs/$stage-build.log" | head -n 30
+    note[$stage]="build failed (see $logs/$stage-build.log)"
     return 1
   }
 }
@@ -71,6 +73,7 @@ run_ctest() {  # stage, build dir, ctest args…
   passed[$stage]=$((total - fail - skip))
   if [ "$status" -ne 0 ] || [ "$total" -eq 0 ]; then
     sed -n '/The following tests FAILED/,$p' "$log"
+    note[$stage]="see $log"
     [ "$total" -eq 0 ] && note[$stage]="no test ran (see $log)"
     return 1
   fi
@@ -109,6 +112,7 @@ stage_fuzz() {
       echo "fuzz $t: $(grep -E '^Done|#[0-9]+ *DONE' "$logs/fuzz-$t.log" | tail -n 1)"
     else
       bad=$((bad + 1))
+      note[fuzz]="see $logs/fuzz-$t.log"
       tail -n 40 "$logs/fuzz-$t.log"
     fi
     rm -rf "$corpus"
@@ -125,12 +129,16 @@ for stage in "${stages[@]}"; do
     plain | asan | tsan | fuzz) ;;
     *) echo "test.sh: unknown stage $stage (plain, asan, tsan, fuzz)" >&2; exit 2 ;;
   esac
+done
+
+for stage in "${stages[@]}"; do
   echo "== $stage =="
   start=$SECONDS
   if ! "stage_$stage"; then
     failures=$((failures + 1))
     : "${ran[$stage]:=0}" "${passed[$stage]:=0}" "${skipped[$stage]:=0}"
-    [ "${failed[$stage]:-0}" -eq 0 ] && failed[$stage]=1 && note[$stage]=${note[$stage]:-"build failed (see $logs/)"}
+    [ "${failed[$stage]:-0}" -eq 0 ] && failed[$stage]=1
+    note[$stage]=${note[$stage]:-"failed (see $logs/)"}
   fi
   seconds[$stage]=$((SECONDS - start))
 done

@@ -180,10 +180,10 @@ Availability PapiAvailability(const std::vector<EventInfo>& events, Availability
 
 absl::StatusOr<std::unique_ptr<CounterBackend>> MakePapiBackend(std::vector<std::string> events,
                                                                 Availability availability) {
-  if (std::string reason = PapiUnusableReason(); !reason.empty()) {
-    PAPI_shutdown();  // nothing of PAPI's stays behind in a run it cannot serve
-    return absl::UnavailableError(reason);
-  }
+  // PAPI stays initialised when td falls back: shutting it down would pull it
+  // from under a program that uses PAPI itself, and from td's own cached
+  // initialisation (InitializePapi runs once per process).
+  if (std::string reason = PapiUnusableReason(); !reason.empty()) return absl::UnavailableError(reason);
   if (events.empty()) events = {"PAPI_TOT_CYC", "PAPI_TOT_INS"};
   std::vector<EventInfo> group;
   for (const std::string& name : events) group.push_back(PapiEventInfo(name));
@@ -191,11 +191,7 @@ absl::StatusOr<std::unique_ptr<CounterBackend>> MakePapiBackend(std::vector<std:
   layout.AddGroup(group);
   auto backend =
       std::make_unique<PapiBackend>(std::move(layout), std::move(events), PapiAvailability(group, availability));
-  if (absl::Status counted = CountOnce(*backend); !counted.ok()) {
-    backend.reset();
-    PAPI_shutdown();
-    return counted;
-  }
+  if (absl::Status counted = CountOnce(*backend); !counted.ok()) return counted;
   return backend;
 }
 

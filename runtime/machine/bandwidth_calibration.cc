@@ -258,6 +258,12 @@ std::string CalibrationPath() {
   return std::string(home != nullptr ? home : "/tmp") + "/.cache/td/calibration.json";
 }
 
+namespace {
+
+absl::StatusOr<Calibration> CalibrationFromJson(const nlohmann::json& j);
+
+}  // namespace
+
 absl::StatusOr<Calibration> LoadCalibration(const std::string& path) {
   std::ifstream in(path);
   if (!in) return absl::NotFoundError("no calibration at " + path + "; run `td calibrate`");
@@ -265,6 +271,18 @@ absl::StatusOr<Calibration> LoadCalibration(const std::string& path) {
   if (!j.is_object() || !j.contains("triad_gbps") || !j["triad_gbps"].is_number()) {
     return absl::InvalidArgumentError(path + ": not a td calibration file; run `td calibrate --refresh`");
   }
+  // value() throws when a field is there with another type: a hand-edited or
+  // damaged cache is a stale calibration, never a crash of the program.
+  try {
+    return CalibrationFromJson(j);
+  } catch (const nlohmann::json::exception&) {
+    return absl::InvalidArgumentError(path + ": a field has the wrong type; run `td calibrate --refresh`");
+  }
+}
+
+namespace {
+
+absl::StatusOr<Calibration> CalibrationFromJson(const nlohmann::json& j) {
   Calibration cal;
   cal.hostname = j.value("hostname", "");
   cal.cpu_model_name = j.value("cpu_model_name", "");
@@ -284,6 +302,8 @@ absl::StatusOr<Calibration> LoadCalibration(const std::string& path) {
   cal.measured_unix = j.value("measured_unix", int64_t{0});
   return cal;
 }
+
+}  // namespace
 
 absl::Status SaveCalibration(const std::string& path, const Calibration& cal) {
   std::error_code ec;

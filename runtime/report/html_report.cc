@@ -130,8 +130,8 @@ void AppendRegion(const RunData& data, size_t index, const TopDownResult* result
                   const std::string& anchor = "") {
   const Region& region = data.regions[index];
   const RegionTotals totals = Totals(region, data.layout.events.size());
-  absl::StrAppendFormat(out, "<h2 id=\"region-%d%s\">%s</h2>\n<p class=\"muted\">%d calls, %s wall (longest thread), %d thread%s</p>\n",
-                        index, anchor, HtmlEscape(region.path), totals.calls,
+  absl::StrAppendFormat(out, "<h2 id=\"region-%d%s\">%s</h2>\n<p class=\"muted\">%d call%s, %s wall (longest thread), %d thread%s</p>\n",
+                        index, anchor, HtmlEscape(region.path), totals.calls, totals.calls == 1 ? "" : "s",
                         HumanDuration(totals.wall_inclusive_ns), region.threads.size(),
                         region.threads.size() == 1 ? "" : "s");
   if (result != nullptr && result->AnyMeasured()) {
@@ -280,7 +280,11 @@ std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis,
     absl::StrAppendFormat(&out, "<p class=\"note\">Hardware counters unavailable: %s</p>\n",
                           HtmlEscape(data.availability.hardware_reason));
   }
-  if (!analysis.HasTrees()) {
+  if (!analysis.HasTrees() && !data.availability.hardware_counters) {
+    // The reason is the line above; saying it twice buries it.
+    out += "<p class=\"note\">Top-Down: not available without hardware counters; the table shows what was "
+           "measured.</p>\n";
+  } else if (!analysis.HasTrees()) {
     absl::StrAppendFormat(&out, "<p class=\"note\">Top-Down: not available — %s</p>\n",
                           HtmlEscape(analysis.unavailable));
   } else {

@@ -193,7 +193,12 @@ int MoveWithoutReplacing(const std::string& temp, const std::string& target, con
 }  // namespace
 
 absl::Status WriteFileAtomically(const std::string& path, const std::string& content) {
-  if (const int fd = OwnDescriptor(path); fd >= 0) return WriteAll(fd, content, path);
+  if (const int fd = OwnDescriptor(path); fd >= 0) {
+    // The program's own stdio may still hold output meant to come first.
+    std::fflush(stdout);
+    std::fflush(stderr);
+    return WriteAll(fd, content, path);
+  }
   struct stat st {};
   if (lstat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return ReplaceAtomically(path, content);
@@ -239,7 +244,10 @@ absl::StatusOr<std::string> WriteNewFile(const std::string& dir, const std::stri
 }
 
 std::string JsonFileName(const std::string& program, long pid) {
-  std::string safe = program.empty() ? "program" : program;
+  // A program name may be up to 255 bytes; the temporary name adds about 40
+  // to the final one, and both must fit in NAME_MAX.
+  constexpr size_t kMaxProgramBytes = 128;
+  std::string safe = program.empty() ? "program" : program.substr(0, kMaxProgramBytes);
   for (char& c : safe) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                     c == '.' || c == '_' || c == '-';

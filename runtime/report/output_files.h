@@ -37,7 +37,8 @@ absl::StatusOr<std::string> WriteNewFile(const std::string& dir, const std::stri
                                          const std::string& suffix, const std::string& content);
 
 // "td-<program>-<pid>.json", with characters other than [A-Za-z0-9._-]
-// in the program name replaced by '_'.
+// in the program name replaced by '_', and the name cut to its first 128
+// bytes.
 std::string JsonFileName(const std::string& program, long pid);
 
 }  // namespace td

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -105,6 +106,26 @@ TEST(Calibration, SavedPerMachineAndFoundAgain) {
   elsewhere.hostname += "-other";
   EXPECT_FALSE(CachedPeakGbps(elsewhere).has_value()) << "a peak belongs to its machine";
   unsetenv("XDG_CACHE_HOME");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Calibration, AFieldOfTheWrongTypeIsAnErrorNotACrash) {
+  char dir[] = "/tmp/td-cal-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/calibration.json";
+  for (const char* text : {R"({"triad_gbps": 40.0, "hostname": null})", R"({"triad_gbps": 40.0, "threads": "2"})",
+                           R"({"triad_gbps": 40.0, "runs": [{"gbps": "fast"}]})"}) {
+    std::ofstream(path) << text;
+    const auto loaded = LoadCalibration(path);
+    ASSERT_FALSE(loaded.ok()) << text;
+    EXPECT_EQ(loaded.status().code(), absl::StatusCode::kInvalidArgument) << text;
+    EXPECT_NE(loaded.status().message().find("td calibrate --refresh"), std::string::npos) << loaded.status();
+  }
+  std::ofstream(path) << R"({"triad_gbps": 40.0, "hostname": "h", "threads": 2})";
+  const auto good = LoadCalibration(path);
+  ASSERT_TRUE(good.ok()) << good.status();
+  EXPECT_EQ(good->hostname, "h");
+  EXPECT_EQ(good->threads, 2);
   std::filesystem::remove_all(dir);
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -530,5 +531,14 @@ int main(int argc, char** argv) {
   }
   const Command* command = FindCommand(first);
   if (command == nullptr) return UnknownCommand(first);
-  return command->handler(*command, rest);
+  // Readers validate what they read; this is the net under what they miss
+  // (an allocation failure, a library that throws): one line and status 1,
+  // never an abort.
+  try {
+    return command->handler(*command, rest);
+  } catch (const std::exception& e) {
+    return Fail(std::string("internal error: ") + e.what());
+  } catch (...) {
+    return Fail("internal error");
+  }
 }
