@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -132,7 +134,35 @@ std::string UarchForPmu(const std::string& uarch, const std::string& pmu) {
   return uarch;
 }
 
-absl::StatusOr<PerfCase> ParsePerfCase(const json& j) {
+namespace {
+
+std::string ShownValue(const json& v) {
+  std::string text = v.dump(-1, ' ', /*ensure_ascii=*/true, json::error_handler_t::replace);
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return text;
+}
+
+// j[key] as an int when present (else `fallback`); any other type, a
+// fraction or a value past int's range is an error naming the field.
+absl::Status OptionalInt(const json& j, const char* key, int fallback, const std::string& where, int* out) {
+  *out = fallback;
+  const auto it = j.find(key);
+  if (it == j.end()) return absl::OkStatus();
+  if (!it->is_number_integer() && !it->is_number_unsigned()) {
+    return absl::InvalidArgumentError(absl::StrFormat("case: %s.%s: expected an integer, got %s %s", where, key,
+                                                      it->type_name(), ShownValue(*it)));
+  }
+  if (it->is_number_unsigned() ? it->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int>::max())
+                               : (it->get<int64_t>() < std::numeric_limits<int>::min() ||
+                                  it->get<int64_t>() > std::numeric_limits<int>::max())) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("case: %s.%s = %s is out of range", where, key, ShownValue(*it)));
+  }
+  *out = static_cast<int>(it->get<int64_t>());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PerfCase> DecodePerfCase(const json& j) {
   if (!j.is_object()) return absl::InvalidArgumentError("case: not a JSON object");
   PerfCase c;
   c.id = StringOrEmpty(j, "id");
@@ -145,29 +175,75 @@ absl::StatusOr<PerfCase> ParsePerfCase(const json& j) {
   }
   for (size_t i = 0; i < j["counts"].size(); ++i) {
     const json& x = j["counts"][i];
+    const std::string w = absl::StrFormat("counts[%d]", i);
+    if (!x.is_object()) {
+      return absl::InvalidArgumentError(absl::StrFormat("case: %s: expected an object, got %s", w, x.type_name()));
+    }
     PrintedCount count;
     count.printed = StringOrEmpty(x, "event");
     if (count.printed.empty()) {
       return absl::InvalidArgumentError(absl::StrFormat("case: counts[%d] has no \"event\"", i));
     }
     count.event = NormalizeEventName(count.printed);
-    if (x.contains("value") && x["value"].is_number()) count.value = x["value"].get<double>();
-    count.group = x.value("group", 0);
+    if (x.contains("value") && x["value"].is_number() && std::isfinite(x["value"].get<double>())) {
+      count.value = x["value"].get<double>();
+    }
+    absl::Status group = OptionalInt(x, "group", 0, w, &count.group);
+    if (!group.ok()) return group;
     count.pmu = StringOrEmpty(x, "pmu");
     c.counts.push_back(std::move(count));
   }
-  const json expected = j.value("expected", json::array());
-  for (const json& e : expected) {
-    WantedMetric w;
-    w.metric = StringOrEmpty(e, "metric");
-    w.group = e.value("group", 0);
-    w.pmu = StringOrEmpty(e, "pmu");
-    if (e.contains("value") && e["value"].is_number()) w.expected = e["value"].get<double>();
-    w.tolerance = e.value("abs_tolerance", 0.0);
-    w.reproducible = e.value("reproduced_by_reference_formula", true);
-    c.wanted.push_back(std::move(w));
+  static const json kNone = json::array();
+  const auto expected_it = j.find("expected");
+  const json& expected = expected_it == j.end() ? kNone : *expected_it;
+  if (!expected.is_array()) {
+    return absl::InvalidArgumentError(absl::StrFormat("case: \"expected\": expected a list, got %s %s",
+                                                      expected.type_name(), ShownValue(expected)));
+  }
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const json& e = expected[i];
+    const std::string w = absl::StrFormat("expected[%d]", i);
+    if (!e.is_object()) {
+      return absl::InvalidArgumentError(absl::StrFormat("case: %s: expected an object, got %s %s", w,
+                                                        e.type_name(), ShownValue(e)));
+    }
+    WantedMetric wanted;
+    wanted.metric = StringOrEmpty(e, "metric");
+    absl::Status group = OptionalInt(e, "group", 0, w, &wanted.group);
+    if (!group.ok()) return group;
+    wanted.pmu = StringOrEmpty(e, "pmu");
+    if (e.contains("value") && e["value"].is_number() && std::isfinite(e["value"].get<double>())) {
+      wanted.expected = e["value"].get<double>();
+    }
+    if (const auto it = e.find("abs_tolerance"); it != e.end()) {
+      if (!it->is_number() || !std::isfinite(it->get<double>())) {
+        return absl::InvalidArgumentError(absl::StrFormat("case: %s.abs_tolerance = %s is not a number", w,
+                                                          ShownValue(*it)));
+      }
+      wanted.tolerance = it->get<double>();
+    }
+    if (const auto it = e.find("reproduced_by_reference_formula"); it != e.end()) {
+      if (!it->is_boolean()) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "case: %s.reproduced_by_reference_formula = %s is not true or false", w, ShownValue(*it)));
+      }
+      wanted.reproducible = it->get<bool>();
+    }
+    c.wanted.push_back(std::move(wanted));
   }
   return c;
+}
+
+}  // namespace
+
+absl::StatusOr<PerfCase> ParsePerfCase(const json& j) {
+  // The checks come first; this only keeps a case they missed from escaping
+  // as an exception.
+  try {
+    return DecodePerfCase(j);
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrFormat("case: cannot be read: %s", e.what()));
+  }
 }
 
 absl::StatusOr<std::vector<MetricAnswer>> Recompute(const PerfCase& c,

@@ -65,14 +65,23 @@ std::string FormatSoftwareValue(const SoftwareMetric& metric) {
 
 namespace {
 
-void AppendSubtree(const RunData& data, size_t index, int depth, std::vector<RegionInTree>* out) {
-  out->push_back({index, depth});
-  for (int child : data.regions[index].children) {
-    // Only children that name this region as parent: a hand-edited file
-    // cannot make the walk leave the array or loop (parents come first).
-    const bool valid = child >= 0 && static_cast<size_t>(child) < data.regions.size() &&
-                       data.regions[static_cast<size_t>(child)].parent == static_cast<int>(index);
-    if (valid) AppendSubtree(data, static_cast<size_t>(child), depth + 1, out);
+// Depth-first from `root`, children in their listed order. A loop with an
+// explicit stack: a recording can nest regions deeper than the call stack.
+void AppendSubtree(const RunData& data, size_t root, std::vector<RegionInTree>* out) {
+  std::vector<RegionInTree> pending = {{root, 0}};
+  while (!pending.empty()) {
+    const RegionInTree node = pending.back();
+    pending.pop_back();
+    out->push_back(node);
+    const std::vector<int>& children = data.regions[node.index].children;
+    for (auto it = children.rbegin(); it != children.rend(); ++it) {
+      // Only children that name this region as parent: a hand-edited file
+      // cannot make the walk leave the array or loop (parents come first).
+      const int child = *it;
+      const bool valid = child >= 0 && static_cast<size_t>(child) < data.regions.size() &&
+                         data.regions[static_cast<size_t>(child)].parent == static_cast<int>(node.index);
+      if (valid) pending.push_back({static_cast<size_t>(child), node.depth + 1});
+    }
   }
 }
 
@@ -81,7 +90,7 @@ void AppendSubtree(const RunData& data, size_t index, int depth, std::vector<Reg
 std::vector<RegionInTree> RegionTreeOrder(const RunData& data) {
   std::vector<RegionInTree> order;
   for (size_t r = 0; r < data.regions.size(); ++r) {
-    if (data.regions[r].parent < 0) AppendSubtree(data, r, 0, &order);
+    if (data.regions[r].parent < 0) AppendSubtree(data, r, &order);
   }
   return order;
 }

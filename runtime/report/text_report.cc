@@ -111,43 +111,69 @@ std::string RegionNote(const Region& region) {
   return "[" + joined + "]";
 }
 
-void AddRegionRows(const RunData& data, int index, const std::string& prefix, bool last,
-                   bool top, bool per_thread, TableWriter* table) {
-  const Region& region = data.regions[index];
-  const size_t num_events = data.layout.events.size();
-  const RegionTotals totals = Totals(region, num_events);
-  Row row;
-  const std::string branch = top ? "" : (last ? "└─ " : "├─ ");
-  row.label = prefix + branch + Printable(region.name);  // ESC, other controls, bad UTF-8 as \xHH
-  row.calls = totals.calls;
-  row.wall_inclusive_ns = totals.wall_inclusive_ns;
-  row.wall_exclusive_ns = totals.wall_exclusive_ns;
-  row.measured = totals.counters_measured;
-  row.events = totals.events;
-  row.note = RegionNote(region);
-  if (region.threads.size() > 1) {
-    absl::StrAppend(&row.note, row.note.empty() ? "" : " ",
-                    absl::StrFormat("(%d threads; wall = longest)", region.threads.size()));
-  }
-  table->Add(std::move(row));
+// Indentation stops growing past this depth, so that a deeply nested
+// recording does not make each label as long as its depth.
+constexpr size_t kMaxIndentLevels = 32;
 
-  const std::string child_prefix = top ? "" : prefix + (last ? "   " : "│  ");
-  if (per_thread && data.threads.size() > 1) {
-    for (const RegionOnThread& t : region.threads) {
-      Row trow;
-      trow.label = child_prefix + (region.children.empty() ? "   " : "│  ") +
-                   absl::StrFormat("· thread %d", t.thread);
-      trow.calls = t.calls;
-      trow.wall_inclusive_ns = t.wall_inclusive_ns;
-      trow.wall_exclusive_ns = t.wall_exclusive_ns;
-      trow.measured = t.events.size() == num_events;
-      trow.events = t.events;
-      table->Add(std::move(trow));
+// Rows for `root` and its subtree, depth first. A loop with an explicit
+// stack: a recording can nest regions deeper than the call stack.
+void AddRegionRows(const RunData& data, int root, bool last_root, bool per_thread, TableWriter* table) {
+  struct Pending {
+    int index;
+    std::string prefix;
+    bool last;
+    bool top;
+    size_t depth;
+  };
+  std::vector<Pending> pending;
+  pending.push_back({root, "", last_root, true, 0});
+  const size_t num_events = data.layout.events.size();
+  while (!pending.empty()) {
+    const Pending node = std::move(pending.back());
+    pending.pop_back();
+    const Region& region = data.regions[node.index];
+    const RegionTotals totals = Totals(region, num_events);
+    Row row;
+    const std::string branch = node.top ? "" : (node.last ? "└─ " : "├─ ");
+    row.label = node.prefix + branch + Printable(region.name);  // ESC, other controls, bad UTF-8 as \xHH
+    row.calls = totals.calls;
+    row.wall_inclusive_ns = totals.wall_inclusive_ns;
+    row.wall_exclusive_ns = totals.wall_exclusive_ns;
+    row.measured = totals.counters_measured;
+    row.events = totals.events;
+    row.note = RegionNote(region);
+    if (region.threads.size() > 1) {
+      absl::StrAppend(&row.note, row.note.empty() ? "" : " ",
+                      absl::StrFormat("(%d threads; wall = longest)", region.threads.size()));
     }
-  }
-  for (size_t c = 0; c < region.children.size(); ++c) {
-    AddRegionRows(data, region.children[c], child_prefix, c + 1 == region.children.size(), false,
-                  per_thread, table);
+    table->Add(std::move(row));
+
+    const std::string child_prefix = node.top                        ? ""
+                                     : node.depth >= kMaxIndentLevels ? node.prefix
+                                                                      : node.prefix + (node.last ? "   " : "│  ");
+    if (per_thread && data.threads.size() > 1) {
+      for (const RegionOnThread& t : region.threads) {
+        Row trow;
+        trow.label = child_prefix + (region.children.empty() ? "   " : "│  ") +
+                     absl::StrFormat("· thread %d", t.thread);
+        trow.calls = t.calls;
+        trow.wall_inclusive_ns = t.wall_inclusive_ns;
+        trow.wall_exclusive_ns = t.wall_exclusive_ns;
+        trow.measured = t.events.size() == num_events;
+        trow.events = t.events;
+        table->Add(std::move(trow));
+      }
+    }
+    // Only children that name this region as parent, so the walk stays in
+    // the array and ends; pushed last first so they come out in order.
+    for (size_t c = region.children.size(); c-- > 0;) {
+      const int child = region.children[c];
+      if (child < 0 || static_cast<size_t>(child) >= data.regions.size() ||
+          data.regions[static_cast<size_t>(child)].parent != node.index) {
+        continue;
+      }
+      pending.push_back({child, child_prefix, c + 1 == region.children.size(), false, node.depth + 1});
+    }
   }
 }
 
@@ -203,7 +229,7 @@ std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
     return out;
   }
   for (size_t i = 0; i < roots.size(); ++i) {
-    AddRegionRows(data, roots[i], "", i + 1 == roots.size(), true, options.per_thread, &table);
+    AddRegionRows(data, roots[i], i + 1 == roots.size(), options.per_thread, &table);
   }
   out += table.Render();
   out += FormatCounterSection(data, options);

@@ -243,6 +243,40 @@ TEST(CliFiles, RecomputeOnARunRecordingPointsToReport) {
   EXPECT_TRUE(Contains(fine.out, "\"Retiring\": 0.3")) << fine.out;
 }
 
+// Hostile inputs: a directory, a recording whose region tree points outside
+// itself, a case file with wrong types. Exit 1, one line, no crash.
+TEST(CliFiles, HostileInputsAreOneLineAndExitOne) {
+  const std::string dir = ScratchDir();
+  const Outcome folder = Td({"report", dir});
+  EXPECT_EQ(folder.status, 1);
+  EXPECT_EQ(Lines(folder.err), 1u) << folder.err;
+  nlohmann::json run = nlohmann::json::parse(Slurp(Data("replay_skl_matmul.json")));
+  run["regions"][0]["children"] = {999, -3};
+  const std::string bad_run = dir + "/bad_run.json";
+  std::ofstream(bad_run) << run.dump();
+  for (const std::string command : {"report", "compare"}) {
+    std::vector<std::string> args = {command, bad_run};
+    if (command == "compare") args.push_back(Data("replay_skl_matmul.json"));
+    const Outcome o = Td(args);
+    EXPECT_EQ(o.status, 1) << command;
+    EXPECT_EQ(o.err, "td: " + bad_run + ": regions[0].children[0] = 999 is not a region index\n") << command;
+  }
+  run = nlohmann::json::parse(Slurp(Data("replay_skl_matmul.json")));
+  run["regions"] = "oops";
+  std::ofstream(bad_run, std::ios::trunc) << run.dump();
+  const Outcome oops = Td({"report", bad_run});
+  EXPECT_EQ(oops.status, 1);
+  EXPECT_EQ(oops.err, "td: " + bad_run + ": run.regions: expected a list, got string \"oops\"\n");
+  nlohmann::json c = nlohmann::json::parse(Slurp(Data("icl_case.json")));
+  c["expected"] = "x";
+  const std::string bad_case = dir + "/bad_case.json";
+  std::ofstream(bad_case) << c.dump();
+  const Outcome recompute = Td({"recompute", bad_case});
+  EXPECT_EQ(recompute.status, 1);
+  EXPECT_EQ(recompute.err, "td: " + bad_case + ": case: \"expected\": expected a list, got string \"x\"\n");
+  fs::remove_all(dir);
+}
+
 TEST(CliExplain, AnyCaseAndTheNearestName) {
   const Outcome exact = Td({"explain", "Memory_Bound"});
   ASSERT_EQ(exact.status, 0) << exact.err;

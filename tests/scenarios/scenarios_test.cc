@@ -2,6 +2,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <string>
@@ -394,6 +395,27 @@ TEST(Scenario, ReplayBackendReportsTheRecordingWithItsTopDownTrees) {
             std::string::npos)
       << run.err;
   EXPECT_EQ(run.err.find("outer"), std::string::npos) << "this run's own regions are not measured";
+}
+
+// A hostile recording (children out of range, as a fuzzer found) is one
+// error line; the program is measured instead and keeps its own exit code.
+TEST(Scenario, ReplayOfAHostileFileIsOneLineAndKeepsTheExitCode) {
+  std::ifstream in(std::string(TD_TEST_DATA_DIR) + "/replay_skl_matmul.json");
+  nlohmann::json recording = nlohmann::json::parse(in);
+  recording["regions"][0]["children"] = {999, -3};
+  char dir[] = "/tmp/td-hostile-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string bad = std::string(dir) + "/bad.json";
+  std::ofstream(bad) << recording.dump();
+  const ScenarioRun run = RunApp("nested", {"TD_BACKEND=replay:" + bad});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const std::string line = "TD_BACKEND=replay:" + bad + ": " + bad +
+                           ": regions[0].children[0] = 999 is not a region index; measuring this run instead\n";
+  EXPECT_EQ(run.err.rfind("td: error: " + line, 0), 0u) << "the first line of stderr: " << run.err;
+  ASSERT_EQ(run.reports.size(), 1u);
+  EXPECT_NE(FindRegion(run.reports[0], "outer/inner_a/leaf"), nullptr);
+  std::remove(bad.c_str());
+  rmdir(dir);
 }
 
 TEST(Scenario, ReplayOfAMissingFileSaysSoAndMeasuresTheRun) {
