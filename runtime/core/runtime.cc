@@ -301,6 +301,8 @@ void Runtime::Finalize() {
       WriteTextReport(*recording);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "td: error: the report could not be written: %s\n", e.what());
+    } catch (...) {
+      std::fprintf(stderr, "td: error: the report could not be written\n");
     }
     return;
   }
@@ -339,10 +341,8 @@ void Runtime::CollectAndWrite() {
 
 namespace {
 
-// "td-PROG-PID", the JSON file's name without ".json".
-std::string JsonFileStem(const RunData& data) {
-  std::string name = JsonFileName(data.program.name, static_cast<long>(data.program.pid));
-  return name.substr(0, name.size() - 5);
+std::string RunFileStem(const RunData& data) {
+  return JsonFileStem(data.program.name, static_cast<long>(data.program.pid));
 }
 
 // A file of this run in `dir`, never replacing one: when PREFERRED is taken
@@ -367,7 +367,7 @@ void Runtime::WriteTrace(const RunData& data, const std::vector<ThreadTrace>& tr
   const std::string body = DumpJson(
       TraceToChromeJson(traces, regions_.AllNames(), data.layout, data.program.pid, data.program.name));
   const absl::StatusOr<std::string> path =
-      WriteRunFile(config_.json_dir, JsonFileStem(data), ".trace.json", body.empty() ? body : body + "\n");
+      WriteRunFile(config_.json_dir, RunFileStem(data), ".trace.json", body.empty() ? body : body + "\n");
   if (!path.ok()) {
     std::fprintf(stderr, "td: error: trace: %s\n", Printable(std::string(path.status().message())).c_str());
   } else if (!config_.quiet) {
@@ -396,7 +396,7 @@ RunData Runtime::Collect() {
 
 void Runtime::WriteReports(const RunData& data) {
   if (config_.write_json) {
-    const std::string stem = JsonFileStem(data);
+    const std::string stem = RunFileStem(data);
     std::string body = DumpJson(RunToJson(data), 1);
     if (!body.empty()) body += "\n";
     absl::StatusOr<std::string> path = WriteRunFile(config_.json_dir, stem, ".json", body);

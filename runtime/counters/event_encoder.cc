@@ -171,16 +171,10 @@ bool HexConfig(const EventDefinition& def, uint64_t* config) {
   return !def.config.empty() && absl::SimpleHexAtoi(def.config, config);
 }
 
-// The bits of the x86 event-select register that td's and libpfm4's
-// modifiers set (reference §1.5): edge 18, inv 23, cmask 24-31.
-constexpr uint64_t kEdgeBit = uint64_t{1} << 18;
-constexpr uint64_t kInvertBit = uint64_t{1} << 23;
-constexpr int kCmaskShift = 24;
-constexpr uint64_t kModifierBits = kEdgeBit | kInvertBit | (uint64_t{0xff} << kCmaskShift);
-
-// ":c1:e" / ":c=1:e=1" / ":cmask=1:edge" as event-select bits; null for a
-// modifier this cannot place (it is then libpfm4's to understand). perf's
-// privilege letters (u, k, …) are not config bits and are skipped.
+// ":c1:e" / ":c=1:e=1" / ":cmask=1:edge" as event-select bits, placed by the
+// same field layout td encodes `cpu/…/` terms with; null for a modifier this
+// cannot place (it is then libpfm4's to understand). perf's privilege letters
+// (u, k, …) are not config bits and are skipped.
 std::optional<uint64_t> ModifierBits(const std::string& modifiers) {
   uint64_t bits = 0;
   for (absl::string_view raw : absl::StrSplit(modifiers, ':', absl::SkipEmpty())) {
@@ -194,18 +188,26 @@ std::optional<uint64_t> ModifierBits(const std::string& modifiers) {
     }
     uint64_t number = 1;
     if (!value.empty() && !absl::SimpleAtoi(value, &number)) return std::nullopt;
-    if (key == "c" || key == "cmask") {
-      if (number > 0xff) return std::nullopt;
-      bits |= number << kCmaskShift;
-    } else if (key == "e" || key == "edge") {
-      bits |= number != 0 ? kEdgeBit : 0;
-    } else if (key == "i" || key == "inv") {
-      bits |= number != 0 ? kInvertBit : 0;
-    } else if (key.find_first_not_of("ukh") != std::string::npos || !value.empty()) {
-      return std::nullopt;
+    const char* field = key == "c" || key == "cmask" ? "cmask"
+                        : key == "e" || key == "edge" ? "edge"
+                        : key == "i" || key == "inv"  ? "inv"
+                                                      : nullptr;
+    if (field == nullptr) {
+      if (key.find_first_not_of("ukh") != std::string::npos || !value.empty()) return std::nullopt;
+      continue;
     }
+    const std::optional<uint64_t> placed = EventSelectBits(field, number);
+    if (!placed) return std::nullopt;
+    bits |= *placed;
   }
   return bits;
+}
+
+// The event-select bits a modifier may set; a table encoding that already
+// sets any of them is not extended.
+uint64_t ModifierFieldBits() {
+  return EventSelectBits("edge", 1).value_or(0) | EventSelectBits("inv", 1).value_or(0) |
+         EventSelectBits("cmask", 0xff).value_or(0);
 }
 
 // Only the x86 tables carry event-select encodings that modifiers extend.
@@ -232,7 +234,7 @@ std::optional<EventEncoding> EncodeFromTable(const Target& target, const std::st
   const size_t colon = spelled.find(':');
   if (colon == std::string::npos || !HasEventSelectLayout(table)) return std::nullopt;
   const EventDefinition* base = table.FindEvent(spelled.substr(0, colon));
-  if (base == nullptr || !HexConfig(*base, &config) || (config & kModifierBits) != 0) return std::nullopt;
+  if (base == nullptr || !HexConfig(*base, &config) || (config & ModifierFieldBits()) != 0) return std::nullopt;
   const std::optional<uint64_t> bits = ModifierBits(spelled.substr(colon + 1));
   if (!bits) return std::nullopt;
   return EventEncoding{target.name, PERF_TYPE_RAW, config | *bits, 0, "td table",

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <optional>
+
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -93,6 +95,13 @@ absl::Status ApplyFormat(const std::string& format, uint64_t value, EventInfo* e
   return absl::OkStatus();
 }
 
+const char* DefaultCpuFormat(std::string_view term) {
+  for (const auto& f : kDefaultCpuFormat) {
+    if (term == f.term) return f.format;
+  }
+  return nullptr;
+}
+
 absl::StatusOr<EventInfo> ResolvePmuTerms(const std::string& spec, const std::string& sysfs) {
   const size_t slash = spec.find('/');
   const std::string pmu = spec.substr(0, slash);
@@ -151,9 +160,7 @@ absl::StatusOr<EventInfo> ResolvePmuTerms(const std::string& spec, const std::st
     if (in_sysfs) {
       format = ReadFirstLine(dir + "/format/" + key).value_or("");
     } else {
-      for (const auto& f : kDefaultCpuFormat) {
-        if (key == f.term) format = f.format;
-      }
+      if (const char* f = DefaultCpuFormat(key)) format = f;
     }
     if (format.empty()) {
       std::vector<std::string> known;
@@ -177,6 +184,14 @@ bool IsRawHex(const std::string& spec) {
 }
 
 }  // namespace
+
+std::optional<uint64_t> EventSelectBits(std::string_view field, uint64_t value) {
+  const char* format = DefaultCpuFormat(field);
+  if (format == nullptr || !absl::StartsWith(format, "config:")) return std::nullopt;
+  EventInfo event;
+  if (!ApplyFormat(format, value, &event).ok()) return std::nullopt;
+  return event.perf_config;
+}
 
 const GenericEvent* FindGenericEvent(std::string_view name) {
   for (const GenericEvent& g : kGenericEvents) {

@@ -9,6 +9,7 @@
 #define TD_RUNTIME_COUNTERS_EVENT_SPEC_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,12 @@ struct EventResolver {
 
 // perf's generic names (software and hardware) td accepts, for messages.
 std::vector<std::string> GenericEventNames();
+
+// `value` placed in the field of the x86 event-select register named by
+// `field` ("edge", "inv", "cmask", …: the core PMU's default layout when
+// sysfs does not describe it); nullopt for a field outside `config` or a
+// value that does not fit.
+std::optional<uint64_t> EventSelectBits(std::string_view field, uint64_t value);
 
 struct GenericEvent {
   const char* name;

@@ -243,7 +243,7 @@ absl::StatusOr<std::string> WriteNewFile(const std::string& dir, const std::stri
       absl::StrFormat("cannot write %s%s%s: it and the next %d numbered names exist", prefix, stem, suffix, kNames - 1));
 }
 
-std::string JsonFileName(const std::string& program, long pid) {
+std::string JsonFileStem(const std::string& program, long pid) {
   // A program name may be up to 255 bytes; the temporary name adds about 40
   // to the final one, and both must fit in NAME_MAX.
   constexpr size_t kMaxProgramBytes = 128;
@@ -253,7 +253,9 @@ std::string JsonFileName(const std::string& program, long pid) {
                     c == '.' || c == '_' || c == '-';
     if (!ok) c = '_';
   }
-  return absl::StrFormat("td-%s-%d.json", safe, pid);
+  return absl::StrFormat("td-%s-%d", safe, pid);
 }
+
+std::string JsonFileName(const std::string& program, long pid) { return JsonFileStem(program, pid) + ".json"; }
 
 }  // namespace td

@@ -40,6 +40,8 @@ absl::StatusOr<std::string> WriteNewFile(const std::string& dir, const std::stri
 // in the program name replaced by '_', and the name cut to its first 128
 // bytes.
 std::string JsonFileName(const std::string& program, long pid);
+// The same without ".json": what traces and never-replace names build on.
+std::string JsonFileStem(const std::string& program, long pid);
 
 }  // namespace td
 

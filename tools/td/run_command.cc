@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <string_view>
 #include <string>
 #include <vector>
 
@@ -21,6 +20,7 @@
 #include "runtime/core/config.h"
 #include "runtime/counters/availability.h"
 #include "runtime/counters/event_selection.h"
+#include "runtime/report/byte_strings.h"
 #include "runtime/report/json_report.h"
 #include "runtime/report/merge_passes.h"
 #include "runtime/report/output_files.h"
@@ -253,11 +253,10 @@ int RunCommand(const cli::Command& self, const cli::Args& args) {
   auto merged = MergePasses(*runs);
   if (!merged.ok()) return Fail(std::string(merged.status().message()));
   if (passes > 1) NoteSpread(passes, &*merged);
-  const std::string json = RunToJson(merged->run).dump(1) + "\n";
+  const std::string json = DumpJson(RunToJson(merged->run), 1) + "\n";
   if (out_path.empty()) {
     // A name td chose never replaces a file: a pid twin's run lands beside it.
-    std::string stem = JsonFileName(merged->run.program.name, static_cast<long>(merged->run.program.pid));
-    stem.resize(stem.size() - std::string_view(".json").size());
+    const std::string stem = JsonFileStem(merged->run.program.name, static_cast<long>(merged->run.program.pid));
     auto written = WriteNewFile(out_dir.empty() ? "." : out_dir, stem, ".json", json);
     if (!written.ok()) return Fail(std::string(written.status().message()));
     out_path = out_dir.empty() || out_dir == "." ? std::filesystem::path(*written).filename().string() : *written;
