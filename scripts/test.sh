@@ -4,7 +4,7 @@
 #   asan   AddressSanitizer + UndefinedBehaviorSanitizer, clang, every test but
 #          the install test; the same build holds the fuzz targets
 #   tsan   ThreadSanitizer: only the tests labelled `threading`
-#   fuzz   each libFuzzer target for TD_FUZZ_SECONDS (default 20) from its seeds
+#   fuzz   each libFuzzer target for TD_FUZZ_SECONDS (default 10) from its seeds
 # Every stage runs even when an earlier one failed; a table at the end says,
 # per stage, how many tests ran, passed, failed and were skipped, and how long
 # the stage took. The exit status is non-zero when any stage failed.
@@ -98,15 +98,16 @@ stage_tsan() {
 }
 
 stage_fuzz() {
-  local targets=(expression definitions)
+  local targets=(expression definitions run_json perf_case perf_stat_csv event_list)
+  local t ok=0 bad=0 binaries=()
+  for t in "${targets[@]}"; do binaries+=("td_${t}_fuzzer"); done
   configure fuzz build-asan "${asan_args[@]}" || return 1
-  build fuzz build-asan td_expression_fuzzer td_definitions_fuzzer || return 1
-  local t ok=0 bad=0
+  build fuzz build-asan "${binaries[@]}" || return 1
   for t in "${targets[@]}"; do
     local corpus
     corpus=$(mktemp -d)
     cp tests/fuzz/corpus/"$t"/* "$corpus"/
-    if ./build-asan/tests/fuzz/td_"$t"_fuzzer -max_total_time="${TD_FUZZ_SECONDS:-20}" -max_len=4096 \
+    if ./build-asan/tests/fuzz/td_"$t"_fuzzer -max_total_time="${TD_FUZZ_SECONDS:-10}" -max_len=4096 \
         "$corpus" >"$logs/fuzz-$t.log" 2>&1; then
       ok=$((ok + 1))
       echo "fuzz $t: $(grep -E '^Done|#[0-9]+ *DONE' "$logs/fuzz-$t.log" | tail -n 1)"

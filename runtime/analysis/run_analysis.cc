@@ -205,7 +205,7 @@ namespace {
 nlohmann::json SoftwareValueJson(const SoftwareMetric& m) {
   if (!m.value) return nullptr;
   if (m.unit == SoftwareUnit::kCpus) return *m.value;
-  return static_cast<uint64_t>(*m.value);
+  return SoftwareIntegerValue(*m.value);
 }
 
 // Calls, wall times and the software metrics, inclusive and exclusive: the

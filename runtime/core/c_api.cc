@@ -1,5 +1,6 @@
 // The C entry points. Markers stay tiny: the common case is one state check,
 // one thread-local load, one cached id load and the thread's own bookkeeping.
+#include "runtime/core/diagnostics.h"
 #include "runtime/core/runtime.h"
 #include "td/td.h"
 
@@ -8,22 +9,47 @@ using td::ThreadState;
 
 namespace {
 
-// The whole fast path: one relaxed load, one thread-local load, two compares.
-// Disabled or finalized returns at the first compare; a first call on the
-// process or thread goes through the slow path once.
-inline ThreadState* RecordingThread() {
-  const int state = td::g_runtime_state.load(std::memory_order_relaxed);
-  ThreadState* thread = td::t_thread_state;
-  if (__builtin_expect(state == static_cast<int>(td::RuntimeState::kRunning) && thread != nullptr,
-                       1)) {
-    return thread;
+// The whole fast path: one thread-local load and the handshake with finalize
+// (a store, a load, a compare). A thread that never recorded (td disabled,
+// or a thread's first marker) checks the state and goes through the slow
+// path once.
+ThreadState* RecordingThreadSlow() {
+  if (td::g_runtime_state.load(std::memory_order_relaxed) == static_cast<int>(td::RuntimeState::kOff)) {
+    return nullptr;
   }
-  if (state == static_cast<int>(td::RuntimeState::kOff)) return nullptr;
-  return Runtime::Get().ThisThreadSlow();
+  ThreadState* thread = Runtime::Get().ThisThreadSlow();
+  return thread != nullptr && td::MarkerEntered(thread) ? thread : nullptr;
 }
 
-// Dynamic names get a per-name site so that warnings still say where.
-td_site DynamicSite(const char* name) { return td_site{name, "(dynamic name)", 0, 0, 1}; }
+inline ThreadState* RecordingThread() {
+  ThreadState* thread = td::t_thread_state;
+  if (__builtin_expect(thread != nullptr, 1)) return td::MarkerEntered(thread) ? thread : nullptr;
+  return RecordingThreadSlow();
+}
+
+// Every path that got a thread from RecordingThread ends here.
+class MarkerScope {
+ public:
+  explicit MarkerScope(ThreadState* thread) : thread_(thread) {}
+  ~MarkerScope() {
+    if (thread_ != nullptr) td::MarkerLeft(thread_);
+  }
+  MarkerScope(const MarkerScope&) = delete;
+  MarkerScope& operator=(const MarkerScope&) = delete;
+
+ private:
+  ThreadState* thread_;
+};
+
+// A null name cannot be paired with anything: ignored, said once.
+bool NullName(const char* name, const char* function) {
+  if (name != nullptr) return false;
+  static std::atomic<bool> said{false};
+  if (!said.exchange(true)) {
+    td::Report(td::Severity::kWarning, std::string(function) + "(NULL): a null name is ignored (said once)");
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -32,39 +58,47 @@ extern "C" {
 void td_region_begin(td_site* site) {
   ThreadState* thread = RecordingThread();
   if (thread == nullptr) return;
+  const MarkerScope scope(thread);
   thread->Begin(thread->registry().IdForSite(site), site);
 }
 
 void td_region_end(td_site* site) {
   ThreadState* thread = RecordingThread();
   if (thread == nullptr) return;
+  const MarkerScope scope(thread);
   thread->End(thread->registry().IdForSite(site), site);
 }
 
 void td_region_begin_p(td_site* site, long long parameter) {
   ThreadState* thread = RecordingThread();
   if (thread == nullptr) return;
+  const MarkerScope scope(thread);
   thread->Begin(thread->ParameterRegion(thread->registry().IdForSite(site), parameter), site);
 }
 
 void td_region_end_p(td_site* site, long long parameter) {
   ThreadState* thread = RecordingThread();
   if (thread == nullptr) return;
+  const MarkerScope scope(thread);
   thread->End(thread->ParameterRegion(thread->registry().IdForSite(site), parameter), site);
 }
 
 void td_region_begin_name(const char* name) {
   ThreadState* thread = RecordingThread();
-  if (thread == nullptr || name == nullptr) return;
-  static td_site dynamic = DynamicSite("(dynamic)");
-  thread->Begin(Runtime::Get().regions().IdForName(name), &dynamic);
+  if (thread == nullptr) return;
+  const MarkerScope scope(thread);
+  if (NullName(name, "td_region_begin_name")) return;
+  td_site* site = thread->registry().SiteForName(name);
+  thread->Begin(static_cast<uint32_t>(site->region_id_plus_one - 1), site);
 }
 
 void td_region_end_name(const char* name) {
   ThreadState* thread = RecordingThread();
-  if (thread == nullptr || name == nullptr) return;
-  td_site site = DynamicSite(name);
-  thread->End(Runtime::Get().regions().IdForName(name), &site);
+  if (thread == nullptr) return;
+  const MarkerScope scope(thread);
+  if (NullName(name, "td_region_end_name")) return;
+  td_site* site = thread->registry().SiteForName(name);
+  thread->End(static_cast<uint32_t>(site->region_id_plus_one - 1), site);
 }
 
 void td_init(void) { Runtime::Get().EnsureStarted(); }

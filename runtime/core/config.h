@@ -1,8 +1,13 @@
-// Run-time settings read from TD_* environment variables.
+// Run-time settings: every environment variable td reads (TD_*, NO_COLOR,
+// TMPDIR, XDG_CACHE_HOME, HOME) is read here and nowhere else, and each is
+// declared once in the table below, which also generates the variable table
+// of docs/usage.md (`td config --markdown`; a test keeps the two in sync).
 #ifndef TD_RUNTIME_CORE_CONFIG_H_
 #define TD_RUNTIME_CORE_CONFIG_H_
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +16,18 @@
 namespace td {
 
 enum class BackendChoice { kPerfEvent, kNone, kReplay, kPapi };
+
+// Which text reports an MPI job prints (TD_REPORT_RANKS).
+enum class RankReports { kRankZero, kAll, kNone };
+
+// This process's place in an MPI job, from what the launcher put in the
+// environment (no MPI library is needed to know it).
+struct MpiIdentity {
+  int64_t rank = 0;
+  int64_t size = 0;      // 0 when the launcher did not say
+  std::string job;       // "" when the launcher did not say
+  std::string launcher;  // which variables said it: "Open MPI", "PMIx", "PMI", "Slurm", "MVAPICH2"
+};
 
 struct Config {
   bool disabled = false;          // TD_DISABLE
@@ -23,6 +40,15 @@ struct Config {
   bool trace = false;             // TD_TRACE: record a timeline of begin/end events
   bool rdpmc = true;              // TD_RDPMC: read hardware groups in user space when allowed
   size_t trace_events = 16384;    // TD_TRACE_EVENTS: ring capacity per thread
+  size_t trace_memory_mb = 512;   // TD_TRACE_MEMORY: all threads' rings together, MiB
+  bool signals = false;           // TD_SIGNALS: write reports on SIGTERM/SIGINT/SIGHUP/SIGQUIT
+  std::string uarch;              // TD_UARCH: "" = identify the CPU
+  std::string metrics_dir;        // TD_METRICS_DIR: "" = the built-in definitions
+  bool no_color = false;          // NO_COLOR set (and not empty): no colour in text reports
+  std::string tmpdir = "/tmp";    // TMPDIR: scratch files and the JSON's fallback directory
+  std::string calibration_file;   // $XDG_CACHE_HOME/td/calibration.json, else $HOME/.cache/…
+  std::optional<MpiIdentity> mpi;  // set when a launcher's rank variable is present
+  RankReports rank_reports = RankReports::kRankZero;  // TD_REPORT_RANKS
   std::string events;             // TD_EVENTS: what to count besides the software group
   int level = 2;                  // TD_LEVEL: deepest Top-Down level collected by default
   MemoryMode memory = MemoryMode::kAuto;  // TD_MEMORY: memory traffic per region
@@ -33,10 +59,30 @@ struct Config {
 // Looks up one variable; returns nullptr when unset. Injected in tests.
 using EnvLookup = std::function<const char*(const char*)>;
 
-// Reads every TD_* variable. A value that does not parse leaves the default
-// in place and adds one error line naming the variable, the value and what is
-// accepted.
+// Reads every variable of the table. A value that does not parse leaves the
+// default in place and adds one error line naming the variable, the value and
+// what is accepted.
 Config ReadConfig(const EnvLookup& env, std::vector<std::string>* errors);
+
+// ReadConfig of this process's environment: the one place td calls getenv.
+Config ReadConfigFromEnvironment(std::vector<std::string>* errors);
+
+// One row of the table: a variable, what it accepts, its default, and what
+// it does (Markdown: the docs' table is generated from these).
+struct Setting {
+  const char* name;
+  const char* accepted;
+  const char* default_value;
+  const char* meaning;
+};
+const std::vector<Setting>& Settings();
+
+// docs/usage.md's variable table, from Settings().
+std::string SettingsMarkdownTable();
+
+// One line per setting: NAME=value as this process's environment has it, or
+// "NAME unset (default: …)", for `td config`.
+std::string DescribeEnvironment();
 
 // Accepts 1/0, true/false, yes/no, on/off (any case). Returns false when the
 // text is none of these.

@@ -1,6 +1,8 @@
 #include "runtime/core/runtime.h"
 
+#include <linux/membarrier.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,8 +16,10 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "runtime/analysis/run_analysis.h"
 #include "runtime/core/diagnostics.h"
+#include "runtime/core/signal_flush.h"
 #include "runtime/machine/bandwidth_calibration.h"
 #include "runtime/counters/availability.h"
 #include "runtime/counters/event_selection.h"
@@ -36,6 +40,9 @@
 namespace td {
 
 std::atomic<int> g_runtime_state{static_cast<int>(RuntimeState::kUninitialized)};
+// True until membarrier is known to work: a marker that reads a stale true
+// only pays for a stronger store.
+std::atomic<bool> g_marker_needs_fence{true};
 }  // namespace td
 
 extern "C" {
@@ -73,6 +80,62 @@ std::vector<std::string> ReadArgv() {
 
 void FinalizeAtExit() { Runtime::Get().Finalize(); }
 
+// Whether this process prints its text report: outside MPI jobs always; in
+// one, as TD_REPORT_RANKS says (rank 0 by default).
+bool PrintsReports(const Config& config) {
+  if (!config.mpi) return true;
+  switch (config.rank_reports) {
+    case RankReports::kAll:
+      return true;
+    case RankReports::kNone:
+      return false;
+    case RankReports::kRankZero:
+      break;
+  }
+  return config.mpi->rank == 0;
+}
+
+// ThreadSanitizer does not know membarrier: there the markers use the
+// exchange, whose ordering it understands.
+#if defined(__SANITIZE_THREAD__)
+#define TD_MEMBARRIER_USABLE 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TD_MEMBARRIER_USABLE 0
+#endif
+#endif
+#ifndef TD_MEMBARRIER_USABLE
+#define TD_MEMBARRIER_USABLE 1
+#endif
+
+long Membarrier(int command) { return syscall(SYS_membarrier, command, 0, 0); }
+
+// Registration is per address space: at start and again in a forked child.
+void ChooseMarkerBarrier() {
+  const bool registered =
+      TD_MEMBARRIER_USABLE != 0 && Membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
+  g_marker_needs_fence.store(!registered, std::memory_order_relaxed);
+}
+
+// Finalize's half of the handshake: after it, a thread that had not yet
+// raised its flag sees markers off, and one that had shows its flag.
+void FullBarrierOnEveryThread() {
+  // Without membarrier both sides use sequentially consistent operations
+  // (the markers' exchange and state load, finalize's compare-exchange of the
+  // state and its loads of the flags), which order themselves.
+  if (g_marker_needs_fence.load(std::memory_order_relaxed)) return;
+  if (Membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0) {
+    // Registered, so this should not fail; make markers use the exchange from
+    // now on and give those already past their store a moment to finish.
+    g_marker_needs_fence.store(true, std::memory_order_seq_cst);
+    usleep(10000);
+  }
+}
+
+// How long finalize waits for threads to leave their markers (a marker
+// takes microseconds; one blocked on a full stderr pipe may take longer).
+constexpr int64_t kMarkerWaitNs = 1000000000;
+
 }  // namespace
 
 Runtime& Runtime::Get() {
@@ -90,13 +153,18 @@ bool Runtime::EnsureStarted() {
 
 void Runtime::Start() {
   std::vector<std::string> errors;
-  config_ = ReadConfig([](const char* name) { return std::getenv(name); }, &errors);
-  SetQuiet(config_.quiet);
+  config_ = ReadConfigFromEnvironment(&errors);
+  // In an MPI job only the ranks that print reports print notices: a
+  // thousand ranks saying the same thing bury the one line that matters.
+  // Warnings and errors still come from every rank.
+  SetQuiet(config_.quiet || !PrintsReports(config_));
   for (auto& e : errors) Report(Severity::kError, std::move(e));
   if (config_.disabled) {
     SetState(RuntimeState::kOff);
     return;
   }
+  CheckDefinitionSettings();
+  ThreadState::SetTraceMemoryLimit(config_.trace_memory_mb << 20);
   if (config_.backend == BackendChoice::kReplay && StartReplay()) return;
   Availability availability;
   if (config_.backend == BackendChoice::kNone) {
@@ -122,10 +190,34 @@ void Runtime::Start() {
                            availability.hardware_reason, availability.measured));
   }
   start_unix_ns_ = UnixNowNs();
+  ChooseMarkerBarrier();
   pthread_key_create(&g_exit_key, &Runtime::OnThreadExit);
   pthread_atfork(&Runtime::BeforeFork, &Runtime::AfterForkInParent, &Runtime::AfterForkInChild);
   std::atexit(&FinalizeAtExit);
+  if (config_.signals) Report(Severity::kNotice, InstallSignalFlush(&FinalizeAtExit));
   SetState(RuntimeState::kRunning);
+}
+
+// TD_METRICS_DIR and TD_UARCH are otherwise only used once there are
+// hardware counts to analyse: a mistake in them is said now, on any machine.
+void Runtime::CheckDefinitionSettings() {
+  if (config_.metrics_dir.empty() && config_.uarch.empty()) return;
+  const absl::StatusOr<DefinitionLibrary> library = DefinitionLibrary::Load(config_.metrics_dir);
+  if (!library.ok()) {
+    Report(Severity::kError, absl::StrFormat("%s; Top-Down analysis needs definitions, so this run's hardware "
+                                             "counts (if any) will not be analysed",
+                                             Printable(std::string(library.status().message()))));
+    return;
+  }
+  if (config_.uarch.empty()) return;
+  const std::vector<std::string> known = library->Uarchs();
+  if (std::find(known.begin(), known.end(), config_.uarch) == known.end()) {
+    Report(Severity::kError,
+           absl::StrFormat("TD_UARCH=%s is not a microarchitecture td has definitions for (`td uarchs` lists "
+                           "them: %s); ignored, the CPU is identified instead",
+                           Printable(config_.uarch), absl::StrJoin(known, ", ")));
+    config_.uarch.clear();
+  }
 }
 
 bool Runtime::StartPapi(const Availability& availability) {
@@ -152,7 +244,7 @@ bool Runtime::StartPapi(const Availability& availability) {
 void Runtime::AddSelectedGroups(Availability* availability, CounterLayout* layout) {
   EventSelection selection =
       SelectForThisMachine(config_.events, config_.level, *availability, config_.pass, config_.passes,
-                           config_.memory);
+                           config_.memory, config_.uarch, config_.metrics_dir);
   if (!selection.memory.empty()) availability->memory = selection.memory;
   for (auto& e : selection.errors) Report(Severity::kError, std::move(e));
   for (auto& n : selection.notices) Report(Severity::kNotice, std::move(n));
@@ -216,13 +308,18 @@ ThreadState* Runtime::AttachThisThread() {
   std::lock_guard<std::mutex> lock(threads_mu_);
   if (LoadState() != RuntimeState::kRunning) return nullptr;
   const auto index = static_cast<uint32_t>(threads_.size());
-  // Threads usually fail alike (same limit, same missing PMU): one line per
-  // distinct reason, not one per thread; each thread's JSON entry keeps it.
-  if (!error.empty() && thread_errors_said_.insert(error).second) {
-    Report(Severity::kWarning,
-           absl::StrFormat("thread %d: counters not measured: %s; later threads failing the same way "
-                           "are not listed again",
-                           index, error));
+  // Threads usually fail alike (same limit, same missing PMU): one line for
+  // the first thread of each cause, and finalize says how many it hit; each
+  // thread's JSON entry keeps its own error.
+  if (!error.empty()) {
+    const size_t at = error.find(" failed with ");
+    const std::string cause = at == std::string::npos ? error : error.substr(at + 13);
+    if (++thread_error_causes_[cause] == 1) {
+      Report(Severity::kWarning,
+             absl::StrFormat("thread %d: counters not measured: %s; later threads failing with %s are not listed "
+                             "again (finalize says how many)",
+                             index, error, cause));
+    }
   }
   threads_.push_back(std::make_unique<ThreadState>(index, tid, std::move(counters),
                                                    backend_->layout().words, error, &regions_));
@@ -260,6 +357,8 @@ void Runtime::AfterForkInChild() {
   runtime.regions_.UnlockAfterFork();
   runtime.threads_mu_.unlock();
   if (LoadState() != RuntimeState::kRunning) return;
+  ChooseMarkerBarrier();
+  if (runtime.config_.signals) RestartSignalFlushInChild();
   std::lock_guard<std::mutex> lock(runtime.threads_mu_);
   // The child has only the forking thread. The parent writes its own data;
   // the child keeps only what happens from now on, with counters of its own.
@@ -269,7 +368,7 @@ void Runtime::AfterForkInChild() {
   }
   runtime.threads_.clear();
   ClearDiagnostics();
-  runtime.thread_errors_said_.clear();  // the child's report says its own
+  runtime.thread_error_causes_.clear();  // the child's report says its own
   runtime.start_unix_ns_ = UnixNowNs();
   if (self == nullptr) return;
   std::unique_ptr<ThreadCounters> counters;
@@ -317,23 +416,71 @@ void Runtime::Finalize() {
   }
 }
 
+std::vector<ThreadState*> Runtime::QuiescentThreads() {
+  FullBarrierOnEveryThread();
+  std::vector<ThreadState*> threads;
+  {
+    // No thread attaches from now on: AttachThisThread checks the state
+    // under this lock. The wait happens outside it, since a thread inside a
+    // marker's slow path may be about to take it.
+    std::lock_guard<std::mutex> lock(threads_mu_);
+    for (const auto& thread : threads_) threads.push_back(thread.get());
+  }
+  std::vector<ThreadState*> quiet;
+  std::vector<uint32_t> busy;
+  const int64_t deadline = MonotonicNs() + kMarkerWaitNs;
+  for (ThreadState* thread : threads) {
+    // Finalize called from inside a marker of this thread (a signal handler)
+    // would find its state half-written: that thread is left out too.
+    bool waiting = thread->in_marker().load(std::memory_order_seq_cst) != 0;
+    while (waiting && thread != t_thread_state && MonotonicNs() < deadline) {
+      sched_yield();
+      waiting = thread->in_marker().load(std::memory_order_seq_cst) != 0;
+    }
+    if (waiting) {
+      busy.push_back(thread->index());
+    } else {
+      quiet.push_back(thread);
+    }
+  }
+  if (!busy.empty()) {
+    Report(Severity::kWarning,
+           absl::StrFormat("%d thread%s (%s) stayed inside a td marker while the run ended; their regions "
+                           "are left out of this report",
+                           busy.size(), busy.size() == 1 ? "" : "s", absl::StrJoin(busy, ", ")));
+  }
+  return quiet;
+}
+
 void Runtime::CollectAndWrite() {
   RunData data;
   std::vector<ThreadTrace> traces;
+  const std::vector<ThreadState*> threads = QuiescentThreads();
   {
     std::lock_guard<std::mutex> lock(threads_mu_);
-    for (auto& thread : threads_) {
-      if (!thread->retired()) thread->CloseOpenRegions("finalize");
+    for (ThreadState* thread : threads) {
+      if (!thread->retired()) thread->CloseOpenRegions("finalize", thread == t_thread_state);
       if (!config_.trace) continue;
       traces.push_back({thread->index(), thread->tid(), thread->TraceEvents(), thread->trace_dropped()});
-      if (thread->trace_dropped() != 0) {
+      if (!thread->trace_truncated().empty()) {
+        Report(Severity::kWarning,
+               absl::StrFormat("TD_TRACE: trace truncated: thread %d keeps its %d most recent events of %d, "
+                               "because %s",
+                               thread->index(), thread->trace_kept(), thread->trace_kept() + thread->trace_dropped(),
+                               thread->trace_truncated()));
+      } else if (thread->trace_dropped() != 0) {
         Report(Severity::kWarning,
                absl::StrFormat("TD_TRACE: thread %d overwrote its %d oldest events (ring of %d); "
                                "the trace keeps the most recent ones, raise TD_TRACE_EVENTS for more",
                                thread->index(), thread->trace_dropped(), config_.trace_events));
       }
     }
-    data = Collect();
+    for (const auto& [cause, threads_hit] : thread_error_causes_) {
+      if (threads_hit > 1) {
+        Report(Severity::kWarning, absl::StrFormat("counters not measured on %d threads: %s", threads_hit, cause));
+      }
+    }
+    data = Collect(threads);
   }
   if (config_.trace) WriteTrace(data, traces);
   WriteReports(data);
@@ -342,6 +489,7 @@ void Runtime::CollectAndWrite() {
 namespace {
 
 std::string RunFileStem(const RunData& data) {
+  if (data.mpi) return RankFileStem(data.program.name, data.mpi->job, data.mpi->rank, data.mpi->size);
   return JsonFileStem(data.program.name, static_cast<long>(data.program.pid));
 }
 
@@ -370,12 +518,12 @@ void Runtime::WriteTrace(const RunData& data, const std::vector<ThreadTrace>& tr
       WriteRunFile(config_.json_dir, RunFileStem(data), ".trace.json", body.empty() ? body : body + "\n");
   if (!path.ok()) {
     std::fprintf(stderr, "td: error: trace: %s\n", Printable(std::string(path.status().message())).c_str());
-  } else if (!config_.quiet) {
+  } else if (!config_.quiet && PrintsReports(config_)) {
     std::fprintf(stderr, "td: wrote %s (open in Perfetto or chrome://tracing)\n", Printable(*path).c_str());
   }
 }
 
-RunData Runtime::Collect() {
+RunData Runtime::Collect(const std::vector<ThreadState*>& quiet_threads) {
   RunData data;
   data.td_version = TD_VERSION_STRING;
   data.program.name = program_invocation_short_name;
@@ -384,11 +532,14 @@ RunData Runtime::Collect() {
   data.program.start_unix_ns = start_unix_ns_;
   data.program.end_unix_ns = UnixNowNs();
   data.machine = DescribeThisMachine();
+  if (config_.mpi) {
+    data.mpi = MpiRank{config_.mpi->rank, config_.mpi->size, config_.mpi->job, data.machine.hostname,
+                       config_.mpi->launcher};
+  }
   data.backend = std::string(backend_->name());
   data.layout = backend_->layout();
   data.availability = backend_->availability();
-  std::vector<const ThreadState*> threads;
-  for (const auto& thread : threads_) threads.push_back(thread.get());
+  const std::vector<const ThreadState*> threads(quiet_threads.begin(), quiet_threads.end());
   MergeThreads(threads, regions_.AllNames(), &data, regions_.AllParameters());
   data.diagnostics = AllDiagnostics();
   return data;
@@ -401,8 +552,7 @@ void Runtime::WriteReports(const RunData& data) {
     if (!body.empty()) body += "\n";
     absl::StatusOr<std::string> path = WriteRunFile(config_.json_dir, stem, ".json", body);
     if (!path.ok() && !body.empty()) {
-      const char* tmp = std::getenv("TMPDIR");
-      const std::string fallback_dir = tmp != nullptr && *tmp ? tmp : "/tmp";
+      const std::string& fallback_dir = config_.tmpdir;
       std::fprintf(stderr, "td: error: TD_OUTPUT_DIR=%s: %s; writing %s/%s.json instead\n",
                    Printable(config_.json_dir).c_str(), Printable(std::string(path.status().message())).c_str(),
                    Printable(fallback_dir).c_str(), stem.c_str());
@@ -411,7 +561,7 @@ void Runtime::WriteReports(const RunData& data) {
     if (!path.ok()) {
       std::fprintf(stderr, "td: error: %s; the JSON report follows on stderr\n%s",
                    Printable(std::string(path.status().message())).c_str(), body.c_str());
-    } else if (!config_.quiet) {
+    } else if (!config_.quiet && PrintsReports(config_)) {
       std::fprintf(stderr, "td: wrote %s\n", Printable(*path).c_str());
     }
   }
@@ -420,21 +570,20 @@ void Runtime::WriteReports(const RunData& data) {
 
 void Runtime::WriteTextReport(const RunData& data) {
   const std::string& target = config_.text_output;
-  if (target == "none") return;
+  if (target == "none" || !PrintsReports(config_)) return;
   // Top-Down trees need hardware counts; without them the header line
   // already says why, and no tree is drawn.
   std::string text;
   const bool hardware = std::any_of(data.layout.events.begin(), data.layout.events.end(),
                                     [](const EventInfo& e) { return e.hardware; });
-  auto library = hardware ? DefinitionLibrary::Load()
+  auto library = hardware ? DefinitionLibrary::Load(config_.metrics_dir)
                           : absl::StatusOr<DefinitionLibrary>(absl::UnavailableError(""));
   if (library.ok()) {
-    const char* uarch = std::getenv("TD_UARCH");
-    const RunAnalysis analysis = AnalyzeRun(data, *library, uarch != nullptr ? uarch : "",
-                                            CachedPeakGbps(data.machine));
+    const RunAnalysis analysis =
+        AnalyzeRun(data, *library, config_.uarch, CachedPeakGbps(data.machine, config_.calibration_file));
     TextReportOptions options;
     const bool to_terminal = (target.empty() || target == "stderr" || target == "-") && isatty(2);
-    options.color = to_terminal && std::getenv("NO_COLOR") == nullptr;
+    options.color = to_terminal && !config_.no_color;
     text = FormatTextReport(data, &analysis, options);
   } else {
     if (hardware) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -33,6 +34,37 @@ inline bool RuntimeRunning() {
          static_cast<int>(RuntimeState::kRunning);
 }
 
+// The marker/finalize handshake. A marker raises its thread's in_marker flag,
+// then checks that markers are still on; finalize switches them off, then
+// waits for every flag to be down. Each side stores, then loads the other's
+// variable, which needs a full barrier on both sides. Where the kernel offers
+// membarrier(PRIVATE_EXPEDITED), finalize issues it for both (it makes every
+// running thread of the process execute one), and the marker side costs a
+// plain store; elsewhere the marker's store is a sequentially consistent
+// exchange.
+extern std::atomic<bool> g_marker_needs_fence;
+
+// True when the calling thread may record into `thread` until MarkerLeft.
+inline bool MarkerEntered(ThreadState* thread) {
+  std::atomic<uint32_t>& flag = thread->in_marker();
+  if (__builtin_expect(g_marker_needs_fence.load(std::memory_order_relaxed), 0)) {
+    flag.exchange(1, std::memory_order_seq_cst);
+  } else {
+    flag.store(1, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);  // the compiler keeps the order
+  }
+  if (__builtin_expect(g_runtime_state.load(std::memory_order_seq_cst) ==
+                           static_cast<int>(RuntimeState::kRunning),
+                       1)) {
+    return true;
+  }
+  flag.store(0, std::memory_order_release);
+  return false;
+}
+
+// Publishes what the marker wrote to a finalize that waits for the flag.
+inline void MarkerLeft(ThreadState* thread) { thread->in_marker().store(0, std::memory_order_release); }
+
 class Runtime {
  public:
   static Runtime& Get();
@@ -54,12 +86,16 @@ class Runtime {
   static void BeforeFork();
   static void AfterForkInParent();
   static void AfterForkInChild();
-  RunData Collect();  // with threads_mu_ held
+  // After markers are off: waits until no thread is inside a marker and
+  // returns the threads whose state may be read; says which may not.
+  std::vector<ThreadState*> QuiescentThreads();
+  RunData Collect(const std::vector<ThreadState*>& threads);  // with threads_mu_ held
   void CollectAndWrite();  // Finalize's work once the markers are off
   void WriteReports(const RunData& data);
   void WriteTextReport(const RunData& data);
   void WriteTrace(const RunData& data, const std::vector<ThreadTrace>& traces);
   bool StartReplay();
+  void CheckDefinitionSettings();
   bool StartPapi(const Availability& availability);
   void AddSelectedGroups(Availability* availability, CounterLayout* layout);
 
@@ -70,7 +106,9 @@ class Runtime {
   RegionRegistry regions_;
   std::mutex threads_mu_;  // guards threads_; std::mutex so that TSan sees it
   std::vector<std::unique_ptr<ThreadState>> threads_;
-  std::set<std::string> thread_errors_said_;  // under threads_mu_: counter errors already reported
+  // Under threads_mu_: per cause of a thread's counters failing to open (the
+  // errno part, whichever event hit it first), how many threads it hit.
+  std::map<std::string, int> thread_error_causes_;
   int64_t start_unix_ns_ = 0;
 };
 

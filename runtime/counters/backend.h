@@ -77,6 +77,9 @@ class ThreadCounters {
   virtual ~ThreadCounters() = default;
   // Fills layout().words words. Returns false when a read failed.
   virtual bool Read(uint64_t* snapshot) = 0;
+  // The same words, read from a thread other than the owner (finalize
+  // closing that thread's open regions). False where the backend cannot.
+  virtual bool ReadFromAnotherThread(uint64_t* /*snapshot*/) { return false; }
   // Groups that could not be opened on this thread (their words stay 0, so
   // they read as "not measured"), one line; empty when all opened.
   virtual std::string Unopened() const { return ""; }

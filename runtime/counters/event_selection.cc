@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -12,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "runtime/analysis/perf_case.h"
 #include "runtime/counters/event_spec.h"
+#include "runtime/counters/perf_event_backend.h"
 #include "runtime/machine/kernel_files.h"
 #include "runtime/machine/machine_info.h"
 
@@ -133,8 +135,12 @@ std::vector<EventInfo> FormulaEvents(const FormulaDefinition& formula, const Met
 }
 
 std::string UarchForCpu(const DefinitionLibrary& library, const std::string& vendor, int family, int model,
-                        int stepping) {
-  if (const char* forced = std::getenv("TD_UARCH"); forced != nullptr && *forced != '\0') return forced;
+                        int stepping, const std::string& forced) {
+  // An unknown TD_UARCH was already reported at start; the CPU decides then.
+  if (!forced.empty()) {
+    const std::vector<std::string> known = library.Uarchs();
+    if (std::find(known.begin(), known.end(), forced) != known.end()) return forced;
+  }
   auto key = library.Identify(vendor, family, model, stepping);
   // An unknown CPU still gets Linux's generic Top-Down events where they encode.
   return key.ok() ? *key : "generic";
@@ -145,6 +151,8 @@ EventSelection SelectEvents(const SelectionInput& input) {
   const CounterModel model = input.metrics != nullptr ? input.metrics->counters : CounterModel{};
   std::vector<GroupRequest> hardware;
   std::vector<std::string> skipped_hardware;
+  std::vector<std::string> repeated_order;  // TD_EVENTS names seen again, first time first
+  std::map<std::string, int> repeated;
   if (!input.td_events.empty()) {
     auto parsed = ParseEventList(input.td_events);
     if (!parsed.ok()) {
@@ -158,13 +166,24 @@ EventSelection SelectEvents(const SelectionInput& input) {
     if (input.metrics != nullptr) {
       resolver.pmu = input.metrics->libpfm_pmu.empty() ? input.metrics->uarch : input.metrics->libpfm_pmu;
     }
+    // An event listed again (or one the software group always counts) adds
+    // nothing but a group: counted once, and one line says so.
+    std::set<std::string> counted;
+    for (const EventInfo& e : SoftwareLayout().events) counted.insert(e.name);
     for (const RequestedGroup& group : *parsed) {
       std::vector<EventInfo> software;
       GroupRequest request{{}, group.forced, "TD_EVENTS"};
+      std::set<std::string> in_this_group;
       for (const std::string& name : group.events) {
         auto event = resolver.Resolve(name);
         if (!event.ok()) {
           out.errors.push_back(absl::StrFormat("TD_EVENTS: %s; not counted", event.status().message()));
+          continue;
+        }
+        const bool again = group.forced && !IsSoftware(*event) ? !in_this_group.insert(event->name).second
+                                                                : !counted.insert(event->name).second;
+        if (again) {
+          if (repeated[event->name]++ == 0) repeated_order.push_back(event->name);
           continue;
         }
         if (IsSoftware(*event)) {
@@ -191,6 +210,14 @@ EventSelection SelectEvents(const SelectionInput& input) {
       std::vector<EventInfo> events = FormulaEvents(node, *input.metrics, input.library);
       if (!events.empty()) hardware.push_back({std::move(events), false, node.name});
     }
+  }
+  if (!repeated_order.empty()) {
+    std::vector<std::string> said;
+    for (const std::string& name : repeated_order) {
+      said.push_back(absl::StrFormat("%s (%d extra)", name, repeated[name]));
+    }
+    out.notices.push_back(absl::StrFormat("TD_EVENTS: listed again or counted by default, counted once: %s",
+                                          absl::StrJoin(said, ", ")));
   }
   const MemoryChoice memory = SelectMemory(input, &hardware, &out);
   if (!skipped_hardware.empty()) {
@@ -322,9 +349,10 @@ EventSelection SelectForCoreTypes(SelectionInput input, const DefinitionLibrary&
 }
 
 EventSelection SelectForThisMachine(const std::string& td_events, int level, const Availability& availability,
-                                    int pass, int passes, MemoryMode memory) {
+                                    int pass, int passes, MemoryMode memory, const std::string& forced_uarch,
+                                    const std::string& metrics_dir) {
   if (td_events.empty() && !availability.hardware_counters) return {};
-  auto library = DefinitionLibrary::Load();
+  auto library = DefinitionLibrary::Load(metrics_dir);
   if (!library.ok()) {
     EventSelection failed;
     failed.errors.push_back(std::string(library.status().message()));
@@ -332,7 +360,7 @@ EventSelection SelectForThisMachine(const std::string& td_events, int level, con
   }
   const MachineInfo machine = DescribeThisMachine();
   const std::string uarch = UarchForCpu(*library, machine.cpu_vendor, machine.cpu_family, machine.cpu_model,
-                                        machine.cpu_stepping);
+                                        machine.cpu_stepping, forced_uarch);
   SelectionInput input;
   input.td_events = td_events;
   input.level = level;

@@ -54,12 +54,14 @@ EventSelection SelectForCoreTypes(SelectionInput input, const DefinitionLibrary&
 // SMT and NMI-watchdog state; the runtime and `td run` both plan with it, so
 // `td run --passes auto` counts the groups the runs will open.
 EventSelection SelectForThisMachine(const std::string& td_events, int level, const Availability& availability,
-                                    int pass = 1, int passes = 1, MemoryMode memory = MemoryMode::kAuto);
+                                    int pass = 1, int passes = 1, MemoryMode memory = MemoryMode::kAuto,
+                                    const std::string& forced_uarch = "", const std::string& metrics_dir = "");
 
 // The definitions key of this CPU: TD_UARCH wins over the identified model;
 // an unknown CPU gets "generic"; a hybrid part its whole-part key ("adl").
+// `forced` (TD_UARCH) wins when the library knows it.
 std::string UarchForCpu(const DefinitionLibrary& library, const std::string& vendor, int family, int model,
-                        int stepping);
+                        int stepping, const std::string& forced = "");
 
 // The events one formula needs (auxiliaries expanded), from the first of its
 // alternatives whose events all encode; empty when none does.

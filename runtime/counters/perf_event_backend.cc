@@ -73,6 +73,15 @@ class PerfThreadCounters final : public ThreadCounters {
     }
     return ok;
   }
+  // read() gives the kernel's totals for the thread the fds were opened on,
+  // whichever thread asks; rdpmc would read the asking thread's CPU.
+  bool ReadFromAnotherThread(uint64_t* snapshot) override {
+    bool ok = true;
+    for (const OpenedGroup& g : groups_) {
+      ok &= read(g.leader_fd, snapshot + g.word_offset, g.bytes) == static_cast<ssize_t>(g.bytes);
+    }
+    return ok;
+  }
   std::string Unopened() const override { return unopened_; }
   size_t mapped_groups() const override {
     return std::count_if(groups_.begin(), groups_.end(), [](const OpenedGroup& g) { return g.user != nullptr; });

@@ -251,13 +251,6 @@ absl::StatusOr<Calibration> MeasureTriad(int max_threads, size_t array_bytes, in
   return cal;
 }
 
-std::string CalibrationPath() {
-  const char* cache = std::getenv("XDG_CACHE_HOME");
-  if (cache != nullptr && *cache == '/') return std::string(cache) + "/td/calibration.json";
-  const char* home = std::getenv("HOME");
-  return std::string(home != nullptr ? home : "/tmp") + "/.cache/td/calibration.json";
-}
-
 namespace {
 
 absl::StatusOr<Calibration> CalibrationFromJson(const nlohmann::json& j);
@@ -324,8 +317,8 @@ absl::Status SaveCalibration(const std::string& path, const Calibration& cal) {
   return WriteFileAtomically(path, DumpJson(j, 1) + "\n");  // never throws on a strange host name
 }
 
-std::optional<double> CachedPeakGbps(const MachineInfo& machine) {
-  auto cal = LoadCalibration(CalibrationPath());
+std::optional<double> CachedPeakGbps(const MachineInfo& machine, const std::string& calibration_file) {
+  auto cal = LoadCalibration(calibration_file);
   if (!cal.ok() || cal->hostname != machine.hostname || cal->cpu_model_name != machine.cpu_model_name) {
     return std::nullopt;
   }

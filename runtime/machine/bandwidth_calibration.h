@@ -78,13 +78,13 @@ absl::StatusOr<Calibration> MeasureTriad(int max_threads, size_t array_bytes, in
 // the physical memory so the three arrays leave room for everything else.
 size_t DefaultTriadArrayBytes();
 
-// $XDG_CACHE_HOME/td/calibration.json, else $HOME/.cache/td/calibration.json.
-std::string CalibrationPath();
 absl::StatusOr<Calibration> LoadCalibration(const std::string& path);
 absl::Status SaveCalibration(const std::string& path, const Calibration& calibration);
 
-// The cached peak if it was measured on this machine (same host and CPU).
-std::optional<double> CachedPeakGbps(const MachineInfo& machine);
+// The peak cached in `calibration_file` (Config::calibration_file:
+// $XDG_CACHE_HOME/td/calibration.json, else $HOME/.cache/td/calibration.json)
+// if it was measured on this machine (same host and CPU).
+std::optional<double> CachedPeakGbps(const MachineInfo& machine, const std::string& calibration_file);
 
 }  // namespace td
 

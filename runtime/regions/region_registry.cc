@@ -1,11 +1,45 @@
 #include "runtime/regions/region_registry.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "runtime/core/diagnostics.h"
+#include "runtime/report/byte_strings.h"
 
 namespace td {
+namespace {
+
+// What an empty name is recorded as: a region needs a name in paths and reports.
+constexpr std::string_view kEmptyName = "(empty name)";
+
+}  // namespace
 
 uint32_t RegionRegistry::IdForName(std::string_view name) {
   std::lock_guard<std::mutex> lock(mu_);
+  return IdForNameLocked(name);
+}
+
+td_site* RegionRegistry::SiteForName(std::string_view name) {
+  if (name.empty()) {
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true)) {
+      Report(Severity::kWarning, absl::StrFormat("td_region_begin_name/td_region_end_name with an empty name: "
+                                                 "recorded as \"%s\"",
+                                                 kEmptyName));
+    }
+    name = kEmptyName;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  const uint32_t id = IdForNameLocked(name);
+  auto [it, inserted] = dynamic_site_of_.try_emplace(id, nullptr);
+  if (inserted) {
+    const std::string& stored = dynamic_names_.emplace_back(name);
+    it->second = &dynamic_sites_.emplace_back(
+        td_site{stored.c_str(), "(dynamic name)", 0, static_cast<int>(id + 1), 0});
+  }
+  return it->second;
+}
+
+uint32_t RegionRegistry::IdForNameLocked(std::string_view name) {
   auto [it, inserted] = ids_.try_emplace(std::string(name), static_cast<uint32_t>(names_.size()));
   if (inserted) {
     names_.emplace_back(name);
@@ -31,7 +65,14 @@ std::vector<std::optional<RegionRegistry::Parameter>> RegionRegistry::AllParamet
 }
 
 uint32_t RegionRegistry::RegisterSite(td_site* site) {
-  const uint32_t id = IdForName(site->name != nullptr ? site->name : "(null)");
+  std::string_view name = site->name != nullptr ? site->name : "";
+  if (name.empty() && __atomic_exchange_n(&site->warned, 1, __ATOMIC_RELAXED) == 0) {
+    Report(Severity::kWarning, absl::StrFormat("a region at %s:%d has %s name; recorded as \"%s\"",
+                                               Printable(site->file != nullptr ? site->file : "?"), site->line,
+                                               site->name == nullptr ? "a null" : "an empty", kEmptyName));
+  }
+  if (name.empty()) name = kEmptyName;
+  const uint32_t id = IdForName(name);
   // Several threads may race here; they all store the same value.
   __atomic_store_n(&site->region_id_plus_one, static_cast<int>(id + 1), __ATOMIC_RELEASE);
   return id;

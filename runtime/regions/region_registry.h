@@ -3,6 +3,7 @@
 #define TD_RUNTIME_REGIONS_REGION_REGISTRY_H_
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,11 @@ class RegionRegistry {
  public:
   // Hashes the name under a lock: the slow path, once per call site.
   uint32_t IdForName(std::string_view name);
+
+  // The call site of a dynamic name (td_region_begin_name): one per name,
+  // registered, kept for the life of the process, so that a warning about a
+  // name is printed once. Hashes the name under the lock on every call.
+  td_site* SiteForName(std::string_view name);
 
   // The hot path: after a site's first use this is one atomic load.
   uint32_t IdForSite(td_site* site) {
@@ -46,6 +52,7 @@ class RegionRegistry {
 
  private:
   uint32_t RegisterSite(td_site* site);
+  uint32_t IdForNameLocked(std::string_view name);
 
   // std::mutex rather than absl::Mutex throughout the runtime: Debian's
   // abseil is built without TSan, which then cannot see its synchronisation.
@@ -53,6 +60,10 @@ class RegionRegistry {
   absl::flat_hash_map<std::string, uint32_t> ids_;  // guarded by mu_
   std::vector<std::string> names_;                  // guarded by mu_
   std::vector<std::optional<Parameter>> parameters_;  // guarded by mu_, parallel to names_
+  // Dynamic names' sites and the names they point to; deques never move them.
+  std::deque<std::string> dynamic_names_;              // guarded by mu_
+  std::deque<td_site> dynamic_sites_;                  // guarded by mu_
+  absl::flat_hash_map<uint32_t, td_site*> dynamic_site_of_;  // guarded by mu_
 };
 
 }  // namespace td

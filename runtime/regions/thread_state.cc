@@ -9,7 +9,25 @@
 namespace td {
 namespace {
 constexpr size_t kInitialDepth = 32;
+constexpr size_t kInitialTraceEvents = 1024;
+
+// Up to this many children a parent's list is walked; beyond, the hash
+// table answers (measured: benchmarks/callgrind_pairs.c with siblings).
+constexpr uint32_t kWalkedChildren = 8;
+uint64_t ChildKey(uint32_t parent, uint32_t region) { return (uint64_t{parent} << 32) | region; }
+
+// "file:line" of a marker; dynamic names (td_region_begin_name) have no line.
+std::string Where(const td_site* site) {
+  if (site->line <= 0) return "(dynamic name)";
+  return absl::StrFormat("%s:%d", site->file != nullptr ? site->file : "?", site->line);
+}
+
+// All threads' trace rings together stay within this many bytes.
+std::atomic<size_t> g_trace_limit{size_t{512} << 20};
+std::atomic<size_t> g_trace_bytes{0};
 }  // namespace
+
+void ThreadState::SetTraceMemoryLimit(size_t bytes) { g_trace_limit.store(bytes, std::memory_order_relaxed); }
 
 ThreadState::ThreadState(uint32_t index, int64_t tid, std::unique_ptr<ThreadCounters> counters,
                          size_t words, std::string counters_error, RegionRegistry* registry)
@@ -22,6 +40,7 @@ ThreadState::ThreadState(uint32_t index, int64_t tid, std::unique_ptr<ThreadCoun
 void ThreadState::ResetStorage(size_t words) {
   words_ = words;
   nodes_.assign(1, NodeStats{});  // node 0: the thread itself
+  child_of_.clear();
   node_words_.assign(2 * words_, 0);
   frames_.resize(kInitialDepth);
   frame_words_.assign(kInitialDepth * words_, 0);
@@ -45,6 +64,14 @@ uint32_t ThreadState::AddNode(uint32_t parent, uint32_t region) {
   node.parent = parent;
   node.next_sibling = nodes_[parent].first_child;
   nodes_[parent].first_child = id;
+  const uint32_t siblings = ++nodes_[parent].child_count;
+  if (siblings == kWalkedChildren + 1) {
+    // From now on this parent's children are found through the table.
+    for (uint32_t c = node.next_sibling; c != NodeStats::kNone; c = nodes_[c].next_sibling) {
+      child_of_.emplace(ChildKey(parent, nodes_[c].region), c);
+    }
+  }
+  if (siblings > kWalkedChildren) child_of_.emplace(ChildKey(parent, region), id);
   nodes_.push_back(node);
   node_words_.resize(nodes_.size() * 2 * words_, 0);
   return id;
@@ -56,11 +83,21 @@ uint32_t ThreadState::AddParameterRegion(uint32_t base, long long parameter) {
   return id;
 }
 
-uint32_t ThreadState::ChildOf(uint32_t parent, uint32_t region) {
-  for (uint32_t c = nodes_[parent].first_child; c != NodeStats::kNone; c = nodes_[c].next_sibling) {
-    if (nodes_[c].region == region) return c;
+uint32_t ThreadState::FindOrAddChild(uint32_t parent, uint32_t region) {
+  uint32_t child = NodeStats::kNone;
+  if (nodes_[parent].child_count <= kWalkedChildren) {
+    for (uint32_t c = nodes_[parent].first_child; c != NodeStats::kNone; c = nodes_[c].next_sibling) {
+      if (nodes_[c].region == region) {
+        child = c;
+        break;
+      }
+    }
+  } else if (const auto it = child_of_.find(ChildKey(parent, region)); it != child_of_.end()) {
+    child = it->second;
   }
-  return AddNode(parent, region);
+  if (child == NodeStats::kNone) child = AddNode(parent, region);
+  nodes_[parent].last_child = child;
+  return child;
 }
 
 size_t ThreadState::InnermostOpenDepth(uint32_t region) const {
@@ -102,19 +139,66 @@ void ThreadState::Begin(uint32_t region, const td_site* site) {
   if (__builtin_expect(!trace_.empty(), 0)) Trace(region, true, frame.start_ns, FrameStart(depth));
 }
 
+ThreadState::~ThreadState() { ReleaseTrace(); }
+
+void ThreadState::ReleaseTrace() {
+  g_trace_bytes.fetch_sub(trace_.size() * sizeof(TraceSlot) + trace_counters_.size() * sizeof(uint64_t),
+                          std::memory_order_relaxed);
+  std::vector<TraceSlot>().swap(trace_);
+  std::vector<uint64_t>().swap(trace_counters_);
+}
+
 void ThreadState::EnableTrace(size_t capacity) {
-  trace_.assign(capacity, TraceSlot{0, 0, false});
-  trace_counters_.assign(capacity * words_, 0);
+  ReleaseTrace();
+  trace_capacity_ = capacity;
+  trace_growing_ = capacity != 0;
   trace_next_ = 0;
   trace_recorded_ = 0;
-  trace_dropped_ = 0;
+  trace_truncated_.clear();
+  if (capacity != 0 && !GrowTrace()) trace_growing_ = false;
+}
+
+// Doubles the ring (the first call makes it kInitialTraceEvents long). It is
+// full and has not wrapped yet, so the events stay where they are. Returns
+// false, and says why in trace_truncated_, where it cannot grow.
+bool ThreadState::GrowTrace() {
+  const size_t old_size = trace_.size();
+  const size_t new_size = std::min(trace_capacity_, old_size == 0 ? kInitialTraceEvents : 2 * old_size);
+  if (new_size <= old_size) {
+    trace_growing_ = false;
+    return false;
+  }
+  const size_t added = (new_size - old_size) * TraceBytesPerEvent(words_);
+  const size_t limit = g_trace_limit.load(std::memory_order_relaxed);
+  if (g_trace_bytes.fetch_add(added, std::memory_order_relaxed) + added > limit) {
+    g_trace_bytes.fetch_sub(added, std::memory_order_relaxed);
+    trace_truncated_ = absl::StrFormat("all threads' traces reached TD_TRACE_MEMORY=%d MiB", limit >> 20);
+    trace_growing_ = false;
+    return false;
+  }
+  try {
+    trace_.resize(new_size);
+    trace_counters_.resize(new_size * words_);
+  } catch (const std::bad_alloc&) {
+    g_trace_bytes.fetch_sub(added, std::memory_order_relaxed);
+    trace_.resize(old_size);  // shrinking never allocates
+    trace_counters_.resize(old_size * words_);
+    trace_truncated_ = absl::StrFormat("memory for more than %d events could not be allocated", old_size);
+    trace_growing_ = false;
+    return false;
+  }
+  return true;
 }
 
 void ThreadState::Trace(uint32_t region, bool begin, int64_t time_ns, const uint64_t* snapshot) {
-  if (trace_recorded_ >= trace_.size()) ++trace_dropped_;  // overwriting the oldest
+  if (trace_next_ == trace_.size()) {
+    // Full: grow while it may, then overwrite the oldest.
+    if (!trace_growing_ || !GrowTrace()) trace_next_ = 0;
+    if (trace_.empty()) return;  // not even the first block could be had
+  }
   trace_[trace_next_] = TraceSlot{time_ns, region, begin};
   std::copy(snapshot, snapshot + words_, trace_counters_.begin() + trace_next_ * words_);
-  trace_next_ = trace_next_ + 1 == trace_.size() ? 0 : trace_next_ + 1;
+  ++trace_next_;
   ++trace_recorded_;
 }
 
@@ -178,9 +262,9 @@ void ThreadState::End(uint32_t region, const td_site* site) {
   // The unusual cases: warn once per call site, keep well-formed regions right.
   const std::string end_name = registry_->Name(region);
   if (depth_ == 0) {
-    WarnOnce(site, absl::StrFormat("TD_REGION_END(\"%s\") at %s:%d with no region open on "
+    WarnOnce(site, absl::StrFormat("TD_REGION_END(\"%s\") at %s with no region open on "
                                    "thread %u; ignored",
-                                   end_name, site->file, site->line, index_));
+                                   end_name, Where(site), index_));
     return;
   }
   const Frame& top = frames_[depth_ - 1];
@@ -188,17 +272,15 @@ void ThreadState::End(uint32_t region, const td_site* site) {
   const size_t target = InnermostOpenDepth(region);
   if (target == depth_) {
     WarnOnce(site, absl::StrFormat(
-                       "TD_REGION_END(\"%s\") at %s:%d does not match the innermost open "
-                       "region \"%s\" (begun at %s:%d), and \"%s\" is not open; END ignored",
-                       end_name, site->file, site->line, open_name, top.site->file,
-                       top.site->line, end_name));
+                       "TD_REGION_END(\"%s\") at %s does not match the innermost open "
+                       "region \"%s\" (begun at %s), and \"%s\" is not open; END ignored",
+                       end_name, Where(site), open_name, Where(top.site), end_name));
     return;
   }
   WarnOnce(site, absl::StrFormat(
-                     "TD_REGION_END(\"%s\") at %s:%d does not match the innermost open region "
-                     "\"%s\" (begun at %s:%d); the regions inside \"%s\" were closed here",
-                     end_name, site->file, site->line, open_name, top.site->file,
-                     top.site->line, end_name));
+                     "TD_REGION_END(\"%s\") at %s does not match the innermost open region "
+                     "\"%s\" (begun at %s); the regions inside \"%s\" were closed here",
+                     end_name, Where(site), open_name, Where(top.site), end_name));
   while (depth_ - 1 > target) {
     ++nodes_[frames_[depth_ - 1].node].closed_implicitly;
     CloseTop(now, scratch_.data());
@@ -212,17 +294,24 @@ void ThreadState::WarnOnce(const td_site* site, const std::string& message) {
   Report(Severity::kWarning, message);
 }
 
-void ThreadState::CloseOpenRegions(const char* when) {
+void ThreadState::CloseOpenRegions(const char* when, bool own_thread) {
   if (depth_ == 0) return;
-  ReadCounters(scratch_.data());
+  // From another thread only the kernel can read this thread's counters;
+  // where the backend cannot, each region's counts stop at its BEGIN.
+  bool counted = true;
+  if (own_thread) {
+    ReadCounters(scratch_.data());
+  } else if (words_ != 0) {
+    counted = counters_ != nullptr && counters_->ReadFromAnotherThread(scratch_.data());
+  }
   const int64_t now = MonotonicNs();
   std::string names;
   while (depth_ != 0) {
     const Frame& top = frames_[depth_ - 1];
-    absl::StrAppendFormat(&names, "%s\"%s\" (%s:%d)", names.empty() ? "" : ", ",
-                          registry_->Name(top.region), top.site->file, top.site->line);
+    absl::StrAppendFormat(&names, "%s\"%s\" (%s)", names.empty() ? "" : ", ", registry_->Name(top.region),
+                          Where(top.site));
     ++nodes_[top.node].unterminated;
-    CloseTop(now, scratch_.data());
+    CloseTop(now, counted ? scratch_.data() : FrameStart(depth_ - 1));
   }
   Report(Severity::kWarning,
          absl::StrFormat("thread %u: regions still open at %s, reported as unterminated and "
@@ -242,7 +331,7 @@ void ThreadState::RestartAfterFork(std::unique_ptr<ThreadCounters> counters, siz
   counters_ = std::move(counters);
   counters_error_ = std::move(counters_error);
   read_failures_ = 0;
-  const size_t trace_capacity = trace_.size();
+  const size_t trace_capacity = trace_capacity_;
   ResetStorage(counters_ ? words : 0);
   if (trace_capacity != 0) EnableTrace(trace_capacity);  // the child's own timeline
   std::fill(open_count_.begin(), open_count_.end(), 0);

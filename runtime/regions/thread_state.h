@@ -1,13 +1,17 @@
 // Everything one thread records: a tree of call-path nodes (one per distinct
 // nesting of regions) and the stack of regions open right now.
 //
-// Only the owning thread calls Begin/End. Finalize and fork handling touch a
-// thread's state from outside only once markers are switched off.
+// Only the owning thread calls Begin/End, between MarkerEntered() and
+// MarkerLeft(). Finalize touches a thread's state from outside only after
+// switching markers off and seeing the thread outside any marker (see
+// runtime/core/runtime.cc: the marker/finalize handshake).
 #ifndef TD_RUNTIME_REGIONS_THREAD_STATE_H_
 #define TD_RUNTIME_REGIONS_THREAD_STATE_H_
 
 #include <time.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -34,6 +38,8 @@ struct NodeStats {
   uint32_t parent = kNone;
   uint32_t first_child = kNone;
   uint32_t next_sibling = kNone;
+  uint32_t last_child = kNone;  // the child entered last: checked first
+  uint32_t child_count = 0;
   uint64_t calls = 0;
   uint64_t recursive_calls = 0;    // calls made while the region was already open
   uint64_t unterminated = 0;       // still open at thread exit or finalize
@@ -59,6 +65,9 @@ class ThreadState {
   // then says why.
   ThreadState(uint32_t index, int64_t tid, std::unique_ptr<ThreadCounters> counters,
               size_t words, std::string counters_error, RegionRegistry* registry);
+  ~ThreadState();  // returns its trace memory to the process-wide bound
+  ThreadState(const ThreadState&) = delete;
+  ThreadState& operator=(const ThreadState&) = delete;
 
   // The region of a parameterised site for `parameter`: a per-thread integer
   // lookup; only a value's first use on this thread asks the registry.
@@ -71,8 +80,16 @@ class ThreadState {
   void Begin(uint32_t region, const td_site* site);
   void End(uint32_t region, const td_site* site);
 
-  // Closes every open region as unterminated and warns; `when` names the moment.
-  void CloseOpenRegions(const char* when);
+  // The owning thread raises this flag before it checks that markers are on
+  // and lowers it (release) when the marker is done; finalize waits for it
+  // to be down before reading this state.
+  std::atomic<uint32_t>& in_marker() { return in_marker_; }
+
+  // Closes every open region as unterminated and warns; `when` names the
+  // moment. `own_thread` is false when finalize closes another thread's
+  // regions: its counters are then read through the kernel (a user-space
+  // read would read the calling CPU's counters, not that thread's).
+  void CloseOpenRegions(const char* when, bool own_thread = true);
   // Thread exit: closes open regions and releases the counters; data stays.
   void Retire();
   // In a forked child: forget the parent's totals, keep the open regions open
@@ -80,11 +97,22 @@ class ThreadState {
   void RestartAfterFork(std::unique_ptr<ThreadCounters> counters, size_t words,
                         std::string counters_error);
 
-  // Keeps the last `capacity` begin/end events (allocated here, once).
+  // Keeps the last `capacity` begin/end events. The ring starts small and
+  // doubles as events arrive, up to `capacity` and within the process-wide
+  // trace memory bound (SetTraceMemoryLimit); where it can grow no further
+  // it keeps the most recent events and trace_truncated() says why.
   void EnableTrace(size_t capacity);
   // Oldest first.
   std::vector<TraceEvent> TraceEvents() const;
-  uint64_t trace_dropped() const { return trace_dropped_; }
+  uint64_t trace_dropped() const {
+    return trace_recorded_ > trace_.size() ? trace_recorded_ - trace_.size() : 0;
+  }
+  size_t trace_kept() const { return std::min<uint64_t>(trace_recorded_, trace_.size()); }
+  // Why the ring stopped short of TD_TRACE_EVENTS; empty when it did not.
+  const std::string& trace_truncated() const { return trace_truncated_; }
+  // Bytes all threads' rings may use together; bytes one event costs.
+  static void SetTraceMemoryLimit(size_t bytes);
+  static size_t TraceBytesPerEvent(size_t words) { return sizeof(TraceSlot) + words * sizeof(uint64_t); }
 
   RegionRegistry& registry() { return *registry_; }
   uint32_t index() const { return index_; }
@@ -119,7 +147,12 @@ class ThreadState {
   uint64_t* NodeExclusive(uint32_t node) { return NodeInclusive(node) + words_; }
 
   uint32_t AddParameterRegion(uint32_t base, long long parameter);
-  uint32_t ChildOf(uint32_t parent, uint32_t region);
+  uint32_t ChildOf(uint32_t parent, uint32_t region) {
+    const uint32_t last = nodes_[parent].last_child;
+    if (__builtin_expect(last != NodeStats::kNone && nodes_[last].region == region, 1)) return last;
+    return FindOrAddChild(parent, region);
+  }
+  uint32_t FindOrAddChild(uint32_t parent, uint32_t region);
   uint32_t AddNode(uint32_t parent, uint32_t region);
   uint32_t InnermostOpenNode(uint32_t region) const;
   size_t InnermostOpenDepth(uint32_t region) const;  // depth_ when not open
@@ -128,8 +161,11 @@ class ThreadState {
   void CloseTop(int64_t now, const uint64_t* end_snapshot);
   void WarnOnce(const td_site* site, const std::string& message);
   void Trace(uint32_t region, bool begin, int64_t time_ns, const uint64_t* snapshot);
+  bool GrowTrace();
+  void ReleaseTrace();
   void ResetStorage(size_t words);
 
+  std::atomic<uint32_t> in_marker_{0};
   uint32_t index_;
   int64_t tid_;
   std::unique_ptr<ThreadCounters> counters_;
@@ -147,6 +183,9 @@ class ThreadState {
   std::vector<uint32_t> open_count_;   // per region id: activations open now
   std::vector<uint64_t> scratch_;      // END's snapshot
   absl::flat_hash_map<std::pair<uint32_t, long long>, uint32_t> parameter_regions_;
+  // (parent node, region) -> node, for parents with many children, where a
+  // walk of the sibling list would cost more than one integer hash.
+  absl::flat_hash_map<uint64_t, uint32_t> child_of_;
   struct TraceSlot {
     int64_t time_ns;
     uint32_t region;
@@ -155,8 +194,10 @@ class ThreadState {
   std::vector<TraceSlot> trace_;            // ring; empty when not tracing
   std::vector<uint64_t> trace_counters_;    // words_ per slot
   size_t trace_next_ = 0;
+  size_t trace_capacity_ = 0;               // TD_TRACE_EVENTS
+  bool trace_growing_ = false;              // not yet at its final size
   uint64_t trace_recorded_ = 0;
-  uint64_t trace_dropped_ = 0;
+  std::string trace_truncated_;
 };
 
 }  // namespace td

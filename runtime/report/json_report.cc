@@ -97,6 +97,13 @@ json RunToJson(const RunData& data) {
                   {"argv", TextList(data.program.argv)},
                   {"start_unix_ns", data.program.start_unix_ns},
                   {"end_unix_ns", data.program.end_unix_ns}};
+  if (data.mpi) {
+    j["mpi"] = {{"rank", data.mpi->rank},
+                {"size", data.mpi->size},
+                {"job", Text(data.mpi->job)},
+                {"host", Text(data.mpi->host)},
+                {"launcher", Text(data.mpi->launcher)}};
+  }
   j["machine"] = MachineToJson(data.machine);
   const Availability& a = data.availability;
   j["backend"] = {
@@ -516,6 +523,20 @@ absl::StatusOr<RunData> DecodeRun(const json& j) {
   TD_RETURN_IF_ERROR(GetBytesList(*program, "argv", &data.program.argv, "program"));
   TD_RETURN_IF_ERROR(Get(*program, "start_unix_ns", &data.program.start_unix_ns, "program"));
   TD_RETURN_IF_ERROR(Get(*program, "end_unix_ns", &data.program.end_unix_ns, "program"));
+  if (const auto it = j.find("mpi"); it != j.end()) {
+    const json* mpi = nullptr;
+    TD_RETURN_IF_ERROR(GetObject(j, "mpi", &mpi, "run"));
+    MpiRank rank;
+    TD_RETURN_IF_ERROR(Get(*mpi, "rank", &rank.rank, "mpi"));
+    TD_RETURN_IF_ERROR(Get(*mpi, "size", &rank.size, "mpi"));
+    if (rank.rank < 0 || rank.size < 0 || (rank.size != 0 && rank.rank >= rank.size)) {
+      return Invalid(absl::StrFormat("mpi: rank %d is not a rank of a job of size %d", rank.rank, rank.size));
+    }
+    TD_RETURN_IF_ERROR(GetBytes(*mpi, "job", &rank.job, "mpi"));
+    TD_RETURN_IF_ERROR(GetBytes(*mpi, "host", &rank.host, "mpi"));
+    rank.launcher = OptionalBytes(*mpi, "launcher", "");
+    data.mpi = rank;
+  }
   const json* machine = nullptr;
   TD_RETURN_IF_ERROR(GetObject(j, "machine", &machine, "run"));
   TD_RETURN_IF_ERROR(ReadMachine(*machine, &data.machine));

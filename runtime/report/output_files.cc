@@ -243,17 +243,33 @@ absl::StatusOr<std::string> WriteNewFile(const std::string& dir, const std::stri
       absl::StrFormat("cannot write %s%s%s: it and the next %d numbered names exist", prefix, stem, suffix, kNames - 1));
 }
 
-std::string JsonFileStem(const std::string& program, long pid) {
-  // A program name may be up to 255 bytes; the temporary name adds about 40
-  // to the final one, and both must fit in NAME_MAX.
-  constexpr size_t kMaxProgramBytes = 128;
-  std::string safe = program.empty() ? "program" : program.substr(0, kMaxProgramBytes);
+namespace {
+
+// At most `max_bytes` of `text`, each byte outside [A-Za-z0-9._-] written '_'.
+std::string FileNamePart(const std::string& text, size_t max_bytes, const char* if_empty) {
+  std::string safe = text.empty() ? if_empty : text.substr(0, max_bytes);
   for (char& c : safe) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                     c == '.' || c == '_' || c == '-';
     if (!ok) c = '_';
   }
-  return absl::StrFormat("td-%s-%d", safe, pid);
+  return safe;
+}
+
+}  // namespace
+
+// A program name may be up to 255 bytes; the temporary name adds about 40 to
+// the final one, and both must fit in NAME_MAX: the program keeps 128 bytes,
+// a job name 48.
+std::string JsonFileStem(const std::string& program, long pid) {
+  return absl::StrFormat("td-%s-%d", FileNamePart(program, 128, "program"), pid);
+}
+
+std::string RankFileStem(const std::string& program, const std::string& job, int64_t rank, int64_t size) {
+  int digits = 1;
+  for (int64_t last = size > 0 ? size - 1 : rank; last >= 10; last /= 10) ++digits;
+  const std::string job_part = job.empty() ? "" : FileNamePart(job, 48, "") + "-";
+  return absl::StrFormat("td-%s-%srank%0*d", FileNamePart(program, 128, "program"), job_part, digits, rank);
 }
 
 std::string JsonFileName(const std::string& program, long pid) { return JsonFileStem(program, pid) + ".json"; }

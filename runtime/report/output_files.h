@@ -42,6 +42,11 @@ absl::StatusOr<std::string> WriteNewFile(const std::string& dir, const std::stri
 std::string JsonFileName(const std::string& program, long pid);
 // The same without ".json": what traces and never-replace names build on.
 std::string JsonFileStem(const std::string& program, long pid);
+// An MPI rank's: "td-<program>-<job>-rank<R>", R zero-padded to the digits
+// of size − 1 so that a directory lists ranks in order ("-<job>" left out
+// when the launcher named no job); the job name is cut to 48 bytes and
+// written with the same characters as the program name.
+std::string RankFileStem(const std::string& program, const std::string& job, int64_t rank, int64_t size);
 
 }  // namespace td
 

@@ -24,6 +24,15 @@ struct ProgramInfo {
   int64_t end_unix_ns = 0;
 };
 
+// The run's place in an MPI job, as its launcher said (docs/hpc.md).
+struct MpiRank {
+  int64_t rank = 0;
+  int64_t size = 0;      // 0: the launcher did not say
+  std::string job;       // "": the launcher did not say
+  std::string host;
+  std::string launcher;  // "Open MPI", "PMIx", "PMI", "Slurm", "MVAPICH2"
+};
+
 struct ThreadInfo {
   uint32_t index = 0;  // 0 is the first thread that used a marker
   int64_t tid = 0;
@@ -75,6 +84,7 @@ struct RunData {
   int schema_version = kSchemaVersion;
   std::string td_version;
   ProgramInfo program;
+  std::optional<MpiRank> mpi;  // absent outside MPI jobs
   MachineInfo machine;
   std::string backend;
   CounterLayout layout;

@@ -1,5 +1,8 @@
 #include "runtime/report/software_metrics.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "absl/strings/str_format.h"
 #include "runtime/report/text_report.h"
 
@@ -53,12 +56,22 @@ std::vector<SoftwareMetric> RegionSoftwareMetrics(const RunData& data, const Reg
                            exclusive ? totals.wall_exclusive_ns : totals.wall_inclusive_ns, exclusive);
 }
 
+uint64_t SoftwareIntegerValue(double value) {
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  if (!(value > 0)) return 0;                             // NaN too
+  if (value >= static_cast<double>(kMax)) return kMax;  // 2^64 and beyond
+  return static_cast<uint64_t>(value);
+}
+
 std::string FormatSoftwareValue(const SoftwareMetric& metric) {
   if (!metric.value) return "—";
   switch (metric.unit) {
-    case SoftwareUnit::kNanoseconds: return HumanDuration(static_cast<int64_t>(*metric.value));
+    case SoftwareUnit::kNanoseconds: {
+      constexpr uint64_t kInt64Max = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+      return HumanDuration(static_cast<int64_t>(std::min(SoftwareIntegerValue(*metric.value), kInt64Max)));
+    }
     case SoftwareUnit::kCpus: return absl::StrFormat("%.2f", *metric.value);
-    case SoftwareUnit::kCount: return WithThousands(static_cast<uint64_t>(*metric.value));
+    case SoftwareUnit::kCount: return WithThousands(SoftwareIntegerValue(*metric.value));
   }
   return "—";
 }

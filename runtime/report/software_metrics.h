@@ -44,6 +44,12 @@ std::vector<SoftwareMetric> RegionSoftwareMetrics(const RunData& data, const Reg
 // "3.96 ms", "1.00", "1,234"; "—" when not measured.
 std::string FormatSoftwareValue(const SoftwareMetric& metric);
 
+// A count's or a duration's value as an integer for the outputs that print
+// integers, clamped to [0, 2^64 - 1]: counts read from a file go up to
+// 2^64 - 1 (a double rounds that up to 2^64), more once summed over threads,
+// and converting a double outside the integer's range is undefined. NaN is 0.
+uint64_t SoftwareIntegerValue(double value);
+
 // Regions in the text report's order: depth first, children after their
 // parent in first-use order. `depth` is 0 for top-level regions.
 struct RegionInTree {

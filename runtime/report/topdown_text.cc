@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "absl/strings/str_format.h"
 #include "runtime/report/byte_strings.h"
 #include "runtime/report/explanations.h"
+#include "runtime/report/software_metrics.h"
 #include "runtime/report/text_report.h"
 
 namespace td {
@@ -117,9 +120,11 @@ void AppendRegion(const std::string& label, const TopDownResult& result,
   const auto ghz = result.MetricValue("Clock_GHz");
   if (instructions && cpi && ghz && *ghz > 0) {
     // Yasin's starting point: time = instructions × CPI × cycle time.
+    // Clamped: counts from a file can make it exceed int64_t nanoseconds.
+    const uint64_t ns = std::min(SoftwareIntegerValue(*instructions * *cpi / *ghz),
+                                 static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
     absl::StrAppendFormat(out, "  iron law: %.3g instructions × %.2f CPI ÷ %.2f GHz = %s of CPU time\n",
-                          *instructions, *cpi, *ghz,
-                          HumanDuration(static_cast<int64_t>(*instructions * *cpi / *ghz)));
+                          *instructions, *cpi, *ghz, HumanDuration(static_cast<int64_t>(ns)));
   }
   std::string path;
   for (const TreeNode& n : result.tree) {

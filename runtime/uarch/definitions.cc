@@ -386,9 +386,8 @@ absl::StatusOr<DefinitionLibrary> DefinitionLibrary::LoadDirectory(const std::st
   return FromTexts(files);
 }
 
-absl::StatusOr<DefinitionLibrary> DefinitionLibrary::Load() {
-  const char* dir = std::getenv("TD_METRICS_DIR");
-  if (dir != nullptr && *dir != '\0') return LoadDirectory(dir);
+absl::StatusOr<DefinitionLibrary> DefinitionLibrary::Load(const std::string& metrics_dir) {
+  if (!metrics_dir.empty()) return LoadDirectory(metrics_dir);
   return FromTexts(EmbeddedDefinitionFiles());
 }
 

@@ -71,8 +71,9 @@ class DefinitionLibrary {
   // it checked; errors name the file, the node and the name.
   static absl::StatusOr<DefinitionLibrary> FromTexts(
       const std::vector<std::pair<std::string, std::string>>& files);
-  // The files built into td, or those of TD_METRICS_DIR when set.
-  static absl::StatusOr<DefinitionLibrary> Load();
+  // The files built into td; with `metrics_dir` (TD_METRICS_DIR), those
+  // files plus the directory's, a file of the same name replacing td's.
+  static absl::StatusOr<DefinitionLibrary> Load(const std::string& metrics_dir = "");
   static absl::StatusOr<DefinitionLibrary> LoadDirectory(const std::string& dir);
 
   absl::StatusOr<MetricSet> ForUarch(const std::string& uarch) const;

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -415,6 +416,63 @@ TEST(CliRun, AutomaticOutputIsNamedLikeTheRuntimesFiles) {
   ASSERT_FALSE(run.is_discarded());
   EXPECT_EQ("td-td_scenario_app-" + std::to_string(run["program"].value("pid", 0)) + ".json", written[0])
       << "the pid in the name is the program's";
+  fs::remove_all(dir);
+}
+
+// One rank of a job, as a launcher would start it, writing into `dir`.
+void RunRank(const std::string& dir, int rank, int size, const std::string& job) {
+  const std::string command = "cd '" + dir + "' && env TD_OUTPUT=none OMPI_COMM_WORLD_RANK=" + std::to_string(rank) +
+                              " OMPI_COMM_WORLD_SIZE=" + std::to_string(size) + " PMIX_NAMESPACE=" + job + " '" +
+                              TD_SCENARIO_APP + "' rank_work";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+}
+
+TEST(CliJob, ThreeRanksNameTheSlowestRankAndTheImbalance) {
+  const std::string dir = ScratchDir();
+  for (int rank = 0; rank < 3; ++rank) RunRank(dir, rank, 3, "j7");
+  const Outcome text = Td({"report", dir});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_TRUE(Contains(text.out, "td job report: td_scenario_app, job j7, 3 ranks of 3")) << text.out;
+  EXPECT_FALSE(Contains(text.out, "missing ranks")) << text.out;
+  const Outcome json_out = Td({"report", "--json", dir});
+  ASSERT_EQ(json_out.status, 0) << json_out.err;
+  const nlohmann::json job = nlohmann::json::parse(json_out.out);
+  EXPECT_EQ(job.at("ranks_present"), nlohmann::json({0, 1, 2}));
+  std::map<std::string, nlohmann::json> regions;
+  for (const auto& r : job.at("regions")) regions[r.at("path")] = r;
+  ASSERT_EQ(regions.size(), 2u);
+  const nlohmann::json& solve = regions.at("solve");
+  EXPECT_EQ(solve.at("calls"), 9) << "3 calls on each of 3 ranks";
+  EXPECT_EQ(solve.at("slowest_rank"), 2);
+  // CPU work 1, 2 and 3 ms per call: max / mean = 3 / 2, give or take the
+  // scheduling of a busy machine.
+  EXPECT_NEAR(solve.at("imbalance").get<double>(), 1.5, 0.25);
+  EXPECT_EQ(solve.at("task_clock_ns").at("max_rank"), 2);
+  const nlohmann::json& halo = regions.at("halo");
+  EXPECT_EQ(halo.at("ranks").size(), 2u) << "rank 0 never ran it";
+  EXPECT_EQ(halo.at("calls"), 6);
+
+  const Outcome csv = Td({"report", "--csv", dir});
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  EXPECT_EQ(Lines(csv.out), 1u + 3 + 1 + 2 + 1) << "per rank rows, then an `all` row, per region:\n" << csv.out;
+  EXPECT_TRUE(Contains(csv.out, "\nsolve,all,9,")) << csv.out;
+  fs::remove_all(dir);
+}
+
+TEST(CliJob, MissingRanksAreListedAndMixedJobsRefused) {
+  const std::string dir = ScratchDir();
+  RunRank(dir, 0, 4, "j8");
+  RunRank(dir, 2, 4, "j8");
+  const Outcome partial = Td({"report", dir});
+  ASSERT_EQ(partial.status, 0) << partial.err;
+  EXPECT_TRUE(Contains(partial.out, "2 ranks of 4")) << partial.out;
+  EXPECT_TRUE(Contains(partial.out, "missing ranks (no file given for them): 1, 3")) << partial.out;
+
+  RunRank(dir, 1, 4, "other");
+  const Outcome mixed = Td({"report", dir});
+  EXPECT_EQ(mixed.status, 1);
+  EXPECT_EQ(Lines(mixed.err), 1u) << mixed.err;
+  EXPECT_TRUE(Contains(mixed.err, "job \"other\"")) << mixed.err;
   fs::remove_all(dir);
 }
 

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -294,6 +295,23 @@ void OddNames() {
   TD_REGION_END("=HYPERLINK(\"http://x\")");
 }
 
+// One rank of an MPI job with uneven work, as the launcher's variables say:
+// rank r spends (r + 1) ms of CPU per call of "solve"; ranks above 0 also "halo".
+void RankWork() {
+  const char* rank_text = std::getenv("OMPI_COMM_WORLD_RANK");
+  const int rank = rank_text != nullptr ? std::atoi(rank_text) : 0;
+  for (int step = 0; step < 3; ++step) {
+    TD_REGION_BEGIN("solve");
+    Spin(std::chrono::microseconds(1000 * (rank + 1)));
+    TD_REGION_END("solve");
+    if (rank > 0) {
+      TD_REGION_BEGIN("halo");
+      Spin(std::chrono::microseconds(300));
+      TD_REGION_END("halo");
+    }
+  }
+}
+
 // A process with this pid in another pid namespace (a container sharing the
 // output directory) already wrote its report under the name td picks.
 void PidTwin() {
@@ -332,6 +350,7 @@ int main(int argc, char** argv) {
   else if (scenario == "odd_names") OddNames();
   else if (scenario == "pid_twin") PidTwin();
   else if (scenario == "four_threads") FourThreads();
+  else if (scenario == "rank_work") RankWork();
   else {
     std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
     return 2;

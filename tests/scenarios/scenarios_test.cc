@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
@@ -547,6 +548,50 @@ TEST(Scenario, PapiThatCannotCountFallsBackOnceForAllThreads) {
   ExpectOnePapiLineAndSoftwareCounts(forced);
   EXPECT_FALSE(OnlyReport(forced).at("backend").at("hardware_counters").at("available").get<bool>());
 #endif
+}
+
+// MPI ranks as the launcher describes them; no MPI library involved.
+TEST(Scenario, MpiRankIsNamedInTheFileAndJsonAndOnlyRankZeroPrints) {
+  const std::vector<std::string> job = {"OMPI_COMM_WORLD_SIZE=12", "PMIX_NAMESPACE=prterun-n1-77@1"};
+  std::vector<std::string> rank2 = job;
+  rank2.push_back("OMPI_COMM_WORLD_RANK=2");
+  const ScenarioRun two = RunApp("nested", rank2);
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_TRUE(std::filesystem::exists(two.dir + "/td-td_scenario_app-prterun-n1-77_1-rank02.json")) << two.dir;
+  const auto& report = OnlyReport(two);
+  ASSERT_TRUE(report.contains("mpi"));
+  EXPECT_EQ(report.at("mpi").at("rank"), 2);
+  EXPECT_EQ(report.at("mpi").at("size"), 12);
+  EXPECT_EQ(report.at("mpi").at("job"), "prterun-n1-77@1");
+  EXPECT_EQ(report.at("mpi").at("launcher"), "Open MPI");
+  EXPECT_EQ(report.at("mpi").at("host"), report.at("machine").at("hostname"));
+  EXPECT_EQ(two.err, "") << "a rank other than 0 prints nothing when it has no problem to report";
+
+  std::vector<std::string> rank0 = job;
+  rank0.push_back("OMPI_COMM_WORLD_RANK=0");
+  const ScenarioRun zero = RunApp("nested", rank0);
+  ASSERT_EQ(zero.exit_code, 0) << zero.err;
+  EXPECT_TRUE(std::filesystem::exists(zero.dir + "/td-td_scenario_app-prterun-n1-77_1-rank00.json"));
+  EXPECT_NE(zero.err.find("td report: td_scenario_app"), std::string::npos) << zero.err;
+
+  rank2.push_back("TD_REPORT_RANKS=all");
+  const ScenarioRun all = RunApp("nested", rank2);
+  EXPECT_NE(all.err.find("td report: td_scenario_app"), std::string::npos) << all.err;
+}
+
+TEST(Scenario, SlurmTasksAreRanksOfTheJob) {
+  const ScenarioRun run = RunApp("nested", {"SLURM_PROCID=3", "SLURM_NTASKS=4", "SLURM_JOB_ID=991"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(std::filesystem::exists(run.dir + "/td-td_scenario_app-991-rank3.json"));
+  const auto& report = OnlyReport(run);
+  EXPECT_EQ(report.at("mpi").at("launcher"), "Slurm");
+  EXPECT_EQ(report.at("mpi").at("job"), "991");
+}
+
+TEST(Scenario, WithoutALauncherThereIsNoMpiObject) {
+  const ScenarioRun run = RunApp("nested");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_FALSE(OnlyReport(run).contains("mpi"));
 }
 
 }  // namespace

@@ -80,10 +80,9 @@ TEST(Calibration, PeakIsTheFastestConfigurationOneThreadIncluded) {
 TEST(Calibration, SavedPerMachineAndFoundAgain) {
   char dir[] = "/tmp/td-cal-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
-  setenv("XDG_CACHE_HOME", dir, 1);
-  EXPECT_EQ(CalibrationPath(), std::string(dir) + "/td/calibration.json");
+  const std::string path = std::string(dir) + "/td/calibration.json";
   const MachineInfo machine = DescribeThisMachine();
-  EXPECT_FALSE(CachedPeakGbps(machine).has_value());
+  EXPECT_FALSE(CachedPeakGbps(machine, path).has_value());
   Calibration cal;
   cal.hostname = machine.hostname;
   cal.cpu_model_name = machine.cpu_model_name;
@@ -92,9 +91,9 @@ TEST(Calibration, SavedPerMachineAndFoundAgain) {
   cal.max_threads = 2;
   cal.repetitions = 5;
   cal.runs = {{1, 17, 0.03, 40.0}, {2, 20, 0.025, 42.5}};
-  ASSERT_TRUE(SaveCalibration(CalibrationPath(), cal).ok());
-  EXPECT_DOUBLE_EQ(CachedPeakGbps(machine).value(), 42.5);
-  auto loaded = LoadCalibration(CalibrationPath());
+  ASSERT_TRUE(SaveCalibration(path, cal).ok());
+  EXPECT_DOUBLE_EQ(CachedPeakGbps(machine, path).value(), 42.5);
+  auto loaded = LoadCalibration(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(loaded->max_threads, 2);
   EXPECT_EQ(loaded->repetitions, 5);
@@ -104,8 +103,7 @@ TEST(Calibration, SavedPerMachineAndFoundAgain) {
   EXPECT_DOUBLE_EQ(loaded->runs[0].gbps, 40.0);
   MachineInfo elsewhere = machine;
   elsewhere.hostname += "-other";
-  EXPECT_FALSE(CachedPeakGbps(elsewhere).has_value()) << "a peak belongs to its machine";
-  unsetenv("XDG_CACHE_HOME");
+  EXPECT_FALSE(CachedPeakGbps(elsewhere, path).has_value()) << "a peak belongs to its machine";
   std::filesystem::remove_all(dir);
 }
 

@@ -1,6 +1,9 @@
 #include "runtime/core/config.h"
 
+#include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
 
 #include "gtest/gtest.h"
 
@@ -94,6 +97,73 @@ TEST(Config, EventsLevelAndPass) {
   EXPECT_EQ(errors[0], "TD_LEVEL=\"9\" is not understood; accepted: 1 to 6; using 2");
   EXPECT_NE(errors[1].find("TD_PASS=\"4/3\""), std::string::npos);
   EXPECT_EQ(c.passes, 1);
+}
+
+// Every variable ReadConfig asks for is a row of the table, and every row is
+// asked for: the table cannot drift from what td reads.
+TEST(Config, CalibrationFileFollowsXdgCacheHomeThenHome) {
+  std::vector<std::string> errors;
+  EXPECT_EQ(Read({{"XDG_CACHE_HOME", "/c"}, {"HOME", "/h"}}, &errors).calibration_file, "/c/td/calibration.json");
+  EXPECT_EQ(Read({{"XDG_CACHE_HOME", "relative"}, {"HOME", "/h"}}, &errors).calibration_file,
+            "/h/.cache/td/calibration.json")
+      << "the XDG rule: a relative path is ignored";
+  EXPECT_EQ(Read({}, &errors).calibration_file, "/tmp/.cache/td/calibration.json");
+  EXPECT_TRUE(errors.empty());
+}
+
+TEST(Config, MpiRankFromTheFirstLauncherThatSetsOne) {
+  std::vector<std::string> errors;
+  const Config ompi = Read({{"OMPI_COMM_WORLD_RANK", "5"}, {"OMPI_COMM_WORLD_SIZE", "8"}, {"SLURM_PROCID", "0"},
+                            {"SLURM_JOB_ID", "42"}, {"PMIX_NAMESPACE", "ns"}},
+                           &errors);
+  ASSERT_TRUE(ompi.mpi.has_value());
+  EXPECT_EQ(ompi.mpi->rank, 5);
+  EXPECT_EQ(ompi.mpi->size, 8);
+  EXPECT_EQ(ompi.mpi->job, "42") << "Slurm's job id names the job whichever launcher started the ranks";
+  EXPECT_EQ(ompi.mpi->launcher, "Open MPI");
+  const Config pmi = Read({{"PMI_RANK", "1"}, {"PMI_SIZE", "2"}}, &errors);
+  ASSERT_TRUE(pmi.mpi.has_value());
+  EXPECT_EQ(pmi.mpi->launcher, "PMI");
+  EXPECT_EQ(pmi.mpi->job, "");
+  EXPECT_FALSE(Read({}, &errors).mpi.has_value());
+  EXPECT_TRUE(errors.empty());
+  const Config bad = Read({{"OMPI_COMM_WORLD_RANK", "9"}, {"OMPI_COMM_WORLD_SIZE", "8"}}, &errors);
+  EXPECT_FALSE(bad.mpi.has_value());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("OMPI_COMM_WORLD_RANK=\"9\""), std::string::npos) << errors[0];
+  errors.clear();
+  EXPECT_EQ(Read({{"TD_REPORT_RANKS", "all"}}, &errors).rank_reports, RankReports::kAll);
+  EXPECT_EQ(Read({{"TD_REPORT_RANKS", "some"}}, &errors).rank_reports, RankReports::kRankZero);
+  EXPECT_EQ(errors.size(), 1u);
+}
+
+TEST(ConfigTable, ListsExactlyTheVariablesReadConfigReads) {
+  std::set<std::string> asked;
+  std::vector<std::string> errors;
+  ReadConfig(
+      [&asked](const char* name) -> const char* {
+        asked.insert(name);
+        return nullptr;
+      },
+      &errors);
+  asked.erase("HOME");  // only the fallback of XDG_CACHE_HOME, documented in its row
+  std::set<std::string> listed;
+  for (const Setting& s : Settings()) listed.insert(s.name);
+  EXPECT_EQ(asked, listed);
+}
+
+TEST(ConfigTable, DocsTableIsTheGeneratedOne) {
+  std::ifstream in(std::string(TD_TEST_DATA_DIR) + "/../../docs/usage.md");
+  ASSERT_TRUE(in) << "docs/usage.md";
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const size_t begin = doc.find("| variable | values | default | meaning |");
+  const size_t end = doc.find("<!-- end of generated table -->");
+  ASSERT_NE(begin, std::string::npos);
+  ASSERT_NE(end, std::string::npos);
+  EXPECT_EQ(doc.substr(begin, end - begin), SettingsMarkdownTable())
+      << "regenerate the table in docs/usage.md with `td config --markdown`";
 }
 
 }  // namespace

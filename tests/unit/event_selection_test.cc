@@ -54,6 +54,31 @@ TEST(SelectEvents, SoftwareEventsCountAndHardwareOnesSaySkippedWithoutAPmu) {
   EXPECT_NE(s.errors[0].find("no_such_event"), std::string::npos) << s.errors[0];
 }
 
+TEST(SelectEvents, RepeatedEventsAreCountedOnceWithOneLine) {
+  SelectionInput input;
+  std::string events = "minor-faults";
+  for (int i = 0; i < 300; ++i) events += ",task-clock";
+  events += ",minor-faults,{cycles,cycles}";
+  input.td_events = events;
+  input.hardware_available = true;
+  input.library = &Library();
+  const EventSelection s = SelectEvents(input);
+  size_t minor = 0, task_clock = 0;
+  for (const auto& group : s.groups) {
+    for (const EventInfo& e : group) {
+      minor += e.name == "minor-faults";
+      task_clock += e.name == "task-clock";
+    }
+  }
+  EXPECT_EQ(minor, 1u);
+  EXPECT_EQ(task_clock, 0u) << "the software group counts it already";
+  const auto said = std::count_if(s.notices.begin(), s.notices.end(), [](const std::string& n) {
+    return n == "TD_EVENTS: listed again or counted by default, counted once: task-clock (300 extra), "
+                "minor-faults (1 extra), cycles (1 extra)";
+  });
+  EXPECT_EQ(said, 1) << (s.notices.empty() ? "" : s.notices.back());
+}
+
 TEST(SelectEvents, DefaultsAreTheFormulaEventsPlannedIntoSchedulableGroups) {
   for (const std::string uarch : {"skl", "icl", "spr", "zen4", "neoverse_v2"}) {
     const SelectionInput input = WithPmu(uarch, 1);

@@ -129,6 +129,28 @@ TEST(CheckSchedulable, TopdownMetricsNeedSlotsLeading) {
   EXPECT_NE(status.message().find("led by slots"), std::string::npos);
 }
 
+// Found by event_list_fuzzer: a group one event larger than the counters
+// its events may use was searched exhaustively ((counters)! arrangements)
+// before being refused, for every merge PlanGroups tried: 60 raw events in
+// TD_EVENTS on Skylake without SMT took minutes. 16 counters would take
+// years; it is now refused without searching.
+TEST(CheckSchedulable, TooManyEventsAreRefusedWithoutSearching) {
+  CounterModel wide;
+  wide.general = 16;
+  const std::vector<EventInfo> group = GeneralEvents(17);
+  const absl::Status status = CheckSchedulable(group, wide, PlanOptions());
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(status.message().find("needs 17 general-purpose counters, the PMU has 16"), std::string::npos)
+      << status;
+  std::vector<GroupRequest> requests;
+  for (const EventInfo& e : GeneralEvents(60)) requests.push_back({{e}, false, "TD_EVENTS"});
+  PlanOptions no_smt;
+  no_smt.smt_on = false;
+  auto planned = PlanGroups(requests, Model("skl"), no_smt);
+  ASSERT_TRUE(planned.ok()) << planned.status();
+  EXPECT_EQ(planned->size(), 8u);  // 60 events, 8 general-purpose counters
+}
+
 TEST(PlanGroups, MergesFormulasThatFitAndSplitsTheRest) {
   const CounterModel skl = Model("skl");
   const EventInfo cycles = Generic("cycles", PERF_COUNT_HW_CPU_CYCLES);

@@ -467,6 +467,18 @@ TEST(RegionAnalysis, UnknownCpuWithLinuxTopdownEventsGetsGenericLevelOne) {
   EXPECT_NE(text.find("Showing the generic Level 1"), std::string::npos) << text;
 }
 
+// Found by run_json_fuzzer: the iron-law line (instructions × CPI ÷ GHz, i.e.
+// task-clock) converted its double to int64_t nanoseconds unchecked; a
+// recording's task-clock can be up to 2^64 - 1 ns. It now shows the largest.
+TEST(RegionAnalysis, IronLawOfAnAbsurdTaskClockIsClamped) {
+  RunData data = SklRecording({"cycles", "instructions", "task-clock"});
+  AddRegion(&data, "r", {{{"cycles", 1000}, {"instructions", 1000}, {"task-clock", 1.8e19}}});
+  RunData replayed;
+  const RunAnalysis analysis = Replay(data, &replayed);
+  const std::string text = FormatTextReport(replayed, &analysis);
+  EXPECT_NE(text.find("GHz = 9223372036.855 s of CPU time"), std::string::npos) << text;
+}
+
 TEST(CpuIdentification, FromTheDefinitionTables) {
   auto library = DefinitionLibrary::Load();
   ASSERT_TRUE(library.ok());

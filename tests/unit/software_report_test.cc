@@ -2,6 +2,9 @@
 // calls, wall times and the software metrics (task-clock, CPUs, page faults,
 // …), per region, nested as the text report shows them. And the PAPI
 // backend's view of its events.
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -105,6 +108,27 @@ TEST(SoftwareMetrics, NotMeasuredIsNoValueAndOnlyRecordedEventsAreColumns) {
   EXPECT_FALSE(zero_wall[1].value);
   data.layout = CounterLayout();
   EXPECT_TRUE(SoftwareMetricColumns(data).empty()) << "TD_BACKEND=none holds no software events";
+}
+
+// Found by run_json_fuzzer: a recording may hold counts up to 2^64 - 1, which
+// a double rounds up to 2^64 (and task-clock past int64_t nanoseconds); the
+// text report and `td report --json` converted them unchecked (undefined).
+TEST(SoftwareMetrics, CountsPastTheIntegerRangeAreClamped) {
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  EXPECT_EQ(SoftwareIntegerValue(static_cast<double>(kMax)), kMax);
+  EXPECT_EQ(SoftwareIntegerValue(1e30), kMax);
+  EXPECT_EQ(SoftwareIntegerValue(-1), 0u);
+  EXPECT_EQ(SoftwareIntegerValue(std::nan("")), 0u);
+  EXPECT_EQ(SoftwareIntegerValue(1234.9), 1234u);
+  SoftwareMetric count{"page-faults", "page-faults", SoftwareUnit::kCount, static_cast<double>(kMax)};
+  EXPECT_EQ(FormatSoftwareValue(count), "18,446,744,073,709,551,615");
+  SoftwareMetric ns{"task-clock", "task-clock", SoftwareUnit::kNanoseconds, static_cast<double>(kMax)};
+  EXPECT_EQ(FormatSoftwareValue(ns), "9223372036.855 s");  // int64_t's largest
+  RunData data = NoPmuRun();
+  data.regions[0].threads[0].events[1] = {kMax, kMax};  // task-clock
+  const nlohmann::json j = RunAnalysisToJson(data, NoTree());
+  EXPECT_EQ(j.at("regions")[0].at("software").at("task-clock").at("inclusive").get<uint64_t>(), kMax);
+  EXPECT_NE(FormatTextReport(data).find("9223372036.855 s"), std::string::npos);
 }
 
 TEST(SoftwareMetrics, TreeOrderIsDepthFirstAndIgnoresBadChildren) {

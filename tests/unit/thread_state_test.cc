@@ -177,6 +177,56 @@ TEST_F(ThreadStateTest, TraceStaysBalancedWhenAnOuterEndClosesInnerRegions) {
   EXPECT_EQ(state_->trace_dropped(), 0u);
 }
 
+TEST(ThreadStateTrace, RingGrowsWithTheEventsAndStopsAtTheMemoryBound) {
+  RegionRegistry registry;
+  td_site site{"t", "test.cc", 1, 0, 0};
+  const uint32_t region = registry.IdForSite(&site);
+  ThreadState::SetTraceMemoryLimit(size_t{1} << 20);  // 65,536 events of 16 bytes (no counters)
+  {
+    ThreadState roomy(0, 1, nullptr, 0, "", &registry);
+    roomy.EnableTrace(size_t{1} << 26);
+    for (int i = 0; i < 3000; ++i) {
+      roomy.Begin(region, &site);
+      roomy.End(region, &site);
+    }
+    EXPECT_EQ(roomy.TraceEvents().size(), 6000u) << "grown from 1,024 as events came";
+    EXPECT_EQ(roomy.trace_dropped(), 0u);
+    EXPECT_TRUE(roomy.trace_truncated().empty());
+  }  // its destructor gives the memory back to the bound
+  ThreadState bounded(1, 2, nullptr, 0, "", &registry);
+  bounded.EnableTrace(size_t{1} << 26);
+  for (int i = 0; i < 50000; ++i) {
+    bounded.Begin(region, &site);
+    bounded.End(region, &site);
+  }
+  const auto events = bounded.TraceEvents();
+  EXPECT_EQ(events.size(), 65536u);
+  EXPECT_EQ(bounded.trace_dropped(), 100000u - 65536u);
+  EXPECT_EQ(bounded.trace_truncated(), "all threads' traces reached TD_TRACE_MEMORY=1 MiB");
+  EXPECT_TRUE(events.front().begin) << "the newest events, in order";
+  EXPECT_FALSE(events.back().begin);
+  ThreadState::SetTraceMemoryLimit(size_t{512} << 20);
+}
+
+TEST_F(ThreadStateTest, ManySiblingsEachKeepTheirOwnNode) {
+  // More siblings than the list walk serves: the (parent, region) table
+  // answers, and every sibling must still find its own node.
+  Begin("parent", 0);
+  for (int i = 0; i < 3000; ++i) {
+    const std::string name = "s" + std::to_string(i % 100);
+    Begin(name.c_str(), 10 * i);
+    End(name.c_str(), 10 * i + 1 + i % 100);
+  }
+  End("parent", 100000);
+  const RunData data = Merge();
+  ASSERT_EQ(data.regions.size(), 101u);
+  for (int s = 0; s < 100; ++s) {
+    const Region& r = Find(data, "parent/s" + std::to_string(s));
+    EXPECT_EQ(r.threads[0].calls, 30u) << r.path;
+    EXPECT_EQ(r.threads[0].events[0].inclusive, 30u * (1 + s)) << r.path;
+  }
+}
+
 TEST_F(ThreadStateTest, DeepNestingGrowsTheStack) {
   for (int i = 0; i < 100; ++i) Begin(("level" + std::to_string(i)).c_str(), i);
   for (int i = 99; i >= 0; --i) End(("level" + std::to_string(i)).c_str(), 200 - i);

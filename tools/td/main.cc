@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -18,13 +19,16 @@
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
 #include "runtime/analysis/perf_case.h"
+#include "runtime/core/config.h"
 #include "runtime/analysis/run_analysis.h"
 #include "runtime/counters/event_encoder.h"
 #include "runtime/machine/bandwidth_calibration.h"
+#include "runtime/report/byte_strings.h"
 #include "runtime/report/compare.h"
 #include "runtime/report/csv_report.h"
 #include "runtime/report/explanations.h"
 #include "runtime/report/html_report.h"
+#include "runtime/report/job_view.h"
 #include "runtime/report/json_file.h"
 #include "runtime/report/json_report.h"
 #include "runtime/report/output_files.h"
@@ -47,6 +51,20 @@ using td::cli::Fail;
 using td::cli::Flags;
 using td::cli::Misuse;
 using td::cli::WrongOperands;
+
+// The TD_* settings, read once. Mistakes in them are the runtime's to report
+// (each run says them); the tool only uses the values.
+const td::Config& Environment() {
+  static const td::Config* config = [] {
+    std::vector<std::string> ignored;
+    return new td::Config(td::ReadConfigFromEnvironment(&ignored));
+  }();
+  return *config;
+}
+
+absl::StatusOr<td::DefinitionLibrary> LoadDefinitions() {
+  return td::DefinitionLibrary::Load(Environment().metrics_dir);
+}
 
 int PrintAnswers(const td::PerfCase& c, const td::DefinitionLibrary& library) {
   auto answers = td::Recompute(c, library);
@@ -95,9 +113,9 @@ int Compare(const Command& self, const Args& args) {
   if (files.empty() || (!regions.empty() && files.size() != 1) || (regions.empty() && files.size() < 2)) {
     return WrongOperands(self, "two or more runs, or one run and --regions r1,r2,…");
   }
-  auto library = td::DefinitionLibrary::Load();
+  auto library = LoadDefinitions();
   if (!library.ok()) return Fail(std::string(library.status().message()));
-  const char* env_uarch = std::getenv("TD_UARCH");
+  const std::string& env_uarch = Environment().uarch;
   std::vector<td::RunData> runs;
   std::vector<td::RunAnalysis> analyses;
   runs.reserve(files.size());
@@ -106,8 +124,8 @@ int Compare(const Command& self, const Args& args) {
     auto run = td::ReadRunFile(file);
     if (!run.ok()) return Fail(std::string(run.status().message()));
     runs.push_back(*std::move(run));
-    analyses.push_back(td::AnalyzeRun(runs.back(), *library, env_uarch ? env_uarch : "",
-                                      td::CachedPeakGbps(runs.back().machine)));
+    analyses.push_back(td::AnalyzeRun(runs.back(), *library, env_uarch,
+                                      td::CachedPeakGbps(runs.back().machine, Environment().calibration_file)));
   }
   // A region by path, else by name when the name is unique.
   auto find = [](const td::RunData& run, const std::string& wanted) -> int {
@@ -169,7 +187,7 @@ int Recompute(const Command& self, const Args& args) {
   }
   auto c = td::ParsePerfCase(*json);
   if (!c.ok()) return Fail(path + ": " + std::string(c.status().message()));
-  auto library = td::DefinitionLibrary::Load();
+  auto library = LoadDefinitions();
   if (!library.ok()) return Fail(library.status().message());
   return PrintAnswers(*c, *library);
 }
@@ -184,7 +202,7 @@ int ImportPerf(const Command& self, const Args& args) {
   if (!text.ok()) return Fail(text.status().message());
   auto c = td::ParsePerfStatCsv(*text, uarch);
   if (!c.ok()) return Fail(files[0] + ": " + std::string(c.status().message()));
-  auto library = td::DefinitionLibrary::Load();
+  auto library = LoadDefinitions();
   if (!library.ok()) return Fail(library.status().message());
   return PrintAnswers(*c, *library);
 }
@@ -193,10 +211,26 @@ int Uarchs(const Command& self, const Args& args) {
   Args operands;
   if (const auto done = Flags(self).Parse(args, &operands)) return *done;
   if (!operands.empty()) return WrongOperands(self, "no arguments");
-  auto library = td::DefinitionLibrary::Load();
+  auto library = LoadDefinitions();
   if (!library.ok()) return Fail(library.status().message());
   for (const auto& key : library->Uarchs()) std::printf("%s\n", key.c_str());
   return 0;
+}
+
+int ConfigCommand(const Command& self, const Args& args) {
+  Args operands;
+  bool markdown = false;
+  if (const auto done = Flags(self).Switch("--markdown", &markdown).Parse(args, &operands)) return *done;
+  if (!operands.empty()) return WrongOperands(self, "no arguments");
+  if (markdown) {
+    std::fputs(td::SettingsMarkdownTable().c_str(), stdout);
+    return 0;
+  }
+  std::fputs(td::DescribeEnvironment().c_str(), stdout);
+  std::vector<std::string> errors;
+  td::ReadConfigFromEnvironment(&errors);
+  for (const std::string& e : errors) std::printf("error: %s\n", td::Printable(e).c_str());
+  return errors.empty() ? 0 : 1;
 }
 
 // A node by its name or its path's last part, or a diagnosis id; any case.
@@ -269,7 +303,7 @@ int Events(const Command& self, const Args& args) {
     return WrongOperands(self, action == "list" ? "no EVENT after list" : "one EVENT after encode");
   }
   if (pmus && (action != "list" || !pmu.empty())) return Misuse("--pmus goes alone with events list");
-  auto library = td::DefinitionLibrary::Load();
+  auto library = LoadDefinitions();
   if (!library.ok()) return Fail(library.status().message());
   if (action == "encode") return PrintEncoding(operands[1], pmu, *library);
   if (pmus) {
@@ -287,7 +321,7 @@ int Calibrate(const Command& self, const Args& args) {
   Args operands;
   if (const auto done = Flags(self).Switch("--refresh", &refresh).Parse(args, &operands)) return *done;
   if (!operands.empty()) return WrongOperands(self, "no arguments");
-  const std::string path = td::CalibrationPath();
+  const std::string path = Environment().calibration_file;
   const td::MachineInfo machine = td::DescribeThisMachine();
   if (!refresh) {
     if (auto cached = td::LoadCalibration(path);
@@ -312,6 +346,48 @@ int Calibrate(const Command& self, const Args& args) {
   }
   std::printf("triad peak %.2f GB/s (%d thread%s, 3 × %zu MiB arrays), saved in %s\n", cal->triad_gbps,
               cal->threads, cal->threads == 1 ? "" : "s", cal->array_bytes >> 20, path.c_str());
+  return 0;
+}
+
+// The recordings in DIR (td-*.json, traces left out), sorted; none: DIR itself,
+// so that the usual one-line error names it.
+Args RunFilesIn(const std::string& dir) {
+  Args files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("td-", 0) == 0 && absl::EndsWith(name, ".json") && !absl::EndsWith(name, ".trace.json")) {
+      files.push_back(entry.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) files.push_back(dir);
+  return files;
+}
+
+// Several files: the ranks of one MPI job, side by side (docs/hpc.md).
+int ReportJob(const Args& files, std::string uarch, bool as_json, bool as_csv) {
+  if (uarch.empty()) uarch = Environment().uarch;
+  auto library = LoadDefinitions();
+  if (!library.ok()) return Fail(library.status().message());
+  std::vector<td::RunData> runs;
+  std::vector<td::RunAnalysis> analyses;
+  for (const std::string& file : files) {
+    auto run = td::ReadRunFile(file);
+    if (!run.ok()) return Fail(run.status().message());
+    runs.push_back(*std::move(run));
+    analyses.push_back(
+        td::AnalyzeRun(runs.back(), *library, uarch, td::CachedPeakGbps(runs.back().machine, Environment().calibration_file)));
+  }
+  const auto view = td::BuildJobView(runs, files, analyses);
+  if (!view.ok()) return Fail(view.status().message());
+  if (as_json) {
+    std::printf("%s\n", td::DumpJson(td::JobViewToJson(*view), 1).c_str());
+  } else if (as_csv) {
+    std::fputs(td::FormatJobCsv(*view).c_str(), stdout);
+  } else {
+    std::fputs(td::FormatJobText(*view).c_str(), stdout);
+  }
   return 0;
 }
 
@@ -340,20 +416,26 @@ int Report(const Command& self, const Args& args) {
                         .Value("--level", &level)
                         .Parse(args, &files);
   if (done) return *done;
-  if (files.size() != 1) return WrongOperands(self, "one RUN.json");
+  if (files.size() == 1 && std::filesystem::is_directory(files[0])) files = RunFilesIn(files[0]);
+  if (files.size() > 1) {
+    if (!html_path.empty() || explain || per_thread || !region.empty() || !level.empty()) {
+      return Misuse("with several files (the ranks of one job) td report takes --json, --csv and --uarch only");
+    }
+    return ReportJob(files, uarch, as_json, as_csv);
+  }
+  if (files.size() != 1) return WrongOperands(self, "one RUN.json, the files of one MPI job, or their directory");
   td::TextReportOptions options;
   options.per_thread = per_thread;
   options.region = region;
   if (!level.empty() && (!absl::SimpleAtoi(level, &options.max_level) || options.max_level < 1)) {
     return Misuse("--level takes a number from 1 (Level 1) upwards, not \"" + level + "\"");
   }
-  const char* env_uarch = std::getenv("TD_UARCH");
-  if (uarch.empty() && env_uarch != nullptr) uarch = env_uarch;
+  if (uarch.empty()) uarch = Environment().uarch;
   auto run = td::ReadRunFile(files[0]);
   if (!run.ok()) return Fail(run.status().message());
-  auto library = td::DefinitionLibrary::Load();
+  auto library = LoadDefinitions();
   if (!library.ok()) return Fail(library.status().message());
-  const td::RunAnalysis analysis = td::AnalyzeRun(*run, *library, uarch, td::CachedPeakGbps(run->machine));
+  const td::RunAnalysis analysis = td::AnalyzeRun(*run, *library, uarch, td::CachedPeakGbps(run->machine, Environment().calibration_file));
   if (!html_path.empty()) {
     const absl::Status written = td::WriteFileAtomically(html_path, td::FormatHtmlReport(*run, analysis, plot));
     if (!written.ok()) return Fail(written.message());
@@ -363,7 +445,7 @@ int Report(const Command& self, const Args& args) {
   } else if (as_csv) {
     std::fputs(td::FormatCsvReport(*run, &analysis).c_str(), stdout);
   } else {
-    options.color = !no_color && isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
+    options.color = !no_color && isatty(STDOUT_FILENO) && !Environment().no_color;
     std::fputs(td::FormatTextReport(*run, &analysis, options).c_str(), stdout);
     if (explain && analysis.HasTrees()) std::fputs(td::FormatExplanations(analysis).c_str(), stdout);
   }
@@ -392,10 +474,15 @@ const std::vector<Command> kCommands = {
      Run},
     {"report",
      "report RUN.json [--uarch KEY] [--json | --csv | --html OUT.html] [--explain]\n"
-     "report RUN.json [--level N] [--region NAME] [--threads] [--no-color] [--plot METRIC]",
-     "the report of a recorded td run, with its Top-Down trees",
+     "report RUN.json [--level N] [--region NAME] [--threads] [--no-color] [--plot METRIC]\n"
+     "report RANK.json RANK.json… | DIR [--uarch KEY] [--json | --csv]",
+     "the report of a recorded td run, with its Top-Down trees; or of an MPI job's ranks",
      "Analyses a recording of a td run (td-PROGRAM-PID.json) and prints its report.\n"
      "The CPU comes from the recording, or from TD_UARCH or --uarch.\n"
+     "Given the files of an MPI job's ranks (or the directory holding them), prints\n"
+     "the job view: per region, the ranks that ran it, wall and task-clock time\n"
+     "min/mean/max over ranks, the slowest rank and the imbalance (max / mean), and\n"
+     "each Level-1 fraction's spread where the ranks have trees (docs/hpc.md).\n"
      "\n"
      "  --uarch KEY      analyse as this microarchitecture (`td uarchs` lists the keys)\n"
      "  --json           the analysis as JSON\n"
@@ -456,6 +543,14 @@ const std::vector<Command> kCommands = {
      "\n"
      "  --refresh  measure again",
      Calibrate},
+    {"config", "config [--markdown]", "every environment variable td reads, as set here",
+     "Lists every variable td reads (TD_*, NO_COLOR, TMPDIR, XDG_CACHE_HOME) with its\n"
+     "value in this environment or its default, then one line per value td would not\n"
+     "accept (exit status 1 when there is one).\n"
+     "\n"
+     "  --markdown  the table of variables, values, defaults and meanings instead\n"
+     "              (docs/usage.md's table is this output)",
+     ConfigCommand},
     {"help", "help [COMMAND]", "the commands, or one command's flags",
      "Without COMMAND, the list of commands; with it, what `td COMMAND --help` prints.", Help},
     {"version", "version", "td's version (also td --version)", "Prints td's version.", Version},

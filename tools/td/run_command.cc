@@ -53,8 +53,9 @@ PassPlan PlanHardwareGroups() {
     return plan;
   }
   std::vector<std::string> errors;  // TD_* mistakes: each pass's runtime reports them
-  const Config config = ReadConfig([](const char* name) { return std::getenv(name); }, &errors);
-  const EventSelection selection = SelectForThisMachine(config.events, config.level, availability, 1, 1, config.memory);
+  const Config config = ReadConfigFromEnvironment(&errors);
+  const EventSelection selection = SelectForThisMachine(config.events, config.level, availability, 1, 1, config.memory,
+                                                        config.uarch, config.metrics_dir);
   if (!selection.errors.empty()) plan.why_one = selection.errors.front();
   plan.hardware_groups = selection.hardware_groups_planned;
   return plan;
@@ -80,8 +81,8 @@ int ChoosePasses(int asked) {
 
 // Where an automatic output name goes: where the runtime itself writes.
 std::string OutputDirectory() {
-  const char* dir = std::getenv("TD_OUTPUT_DIR");
-  return dir != nullptr && *dir != '\0' ? dir : ".";
+  std::vector<std::string> errors;  // each pass's runtime reports them
+  return ReadConfigFromEnvironment(&errors).json_dir;
 }
 
 // The merged recording must be writable where it is going. Checked before
@@ -190,8 +191,8 @@ absl::StatusOr<RunData> RunPass(const std::vector<std::string>& program, int k, 
 
 // Every pass in a scratch folder of its own, removed afterwards.
 absl::StatusOr<std::vector<RunData>> RunPasses(const std::vector<std::string>& program, int passes) {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string scratch = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/td-run-XXXXXX";
+  std::vector<std::string> errors;  // each pass's runtime reports them
+  std::string scratch = ReadConfigFromEnvironment(&errors).tmpdir + "/td-run-XXXXXX";
   if (mkdtemp(scratch.data()) == nullptr) {
     return absl::FailedPreconditionError(
         absl::StrFormat("cannot create a scratch directory %s: %s", scratch, std::strerror(errno)));

@@ -57,13 +57,16 @@ TD_API void td_region_end(td_site* site);
 TD_API void td_region_begin_p(td_site* site, long long parameter);
 TD_API void td_region_end_p(td_site* site, long long parameter);
 
-/* Dynamic names: hashed on every call. Prefer the macros in loops. */
+/* Dynamic names: hashed on every call. Prefer the macros in loops. A NULL
+ * name is ignored (one warning); "" is recorded as "(empty name)". */
 TD_API void td_region_begin_name(const char* name);
 TD_API void td_region_end_name(const char* name);
 
 /* Optional: the runtime initialises itself on first use. */
 TD_API void td_init(void);
-/* Writes the reports now; idempotent. Later markers are ignored. */
+/* Writes the reports now; idempotent. Later markers are ignored. Safe while
+ * other threads are recording: their open regions are reported as
+ * unterminated, and their later markers do nothing. */
 TD_API void td_finalize(void);
 /* 1 while markers are being recorded, 0 when disabled or finalized. */
 TD_API int td_is_active(void);

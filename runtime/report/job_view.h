@@ -1,0 +1,74 @@
+// The ranks of one MPI job side by side: per region, which ranks ran it and
+// how their times spread (min, mean, max, the slowest rank, imbalance =
+// max / mean), and the spread of each Level-1 Top-Down fraction where the
+// ranks have trees. docs/hpc.md shows it.
+#ifndef TD_RUNTIME_REPORT_JOB_VIEW_H_
+#define TD_RUNTIME_REPORT_JOB_VIEW_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "runtime/analysis/run_analysis.h"
+#include "runtime/report/run_data.h"
+
+namespace td {
+
+// min / mean / max of one quantity over the ranks that have it, and the rank
+// holding the max.
+struct Spread {
+  double min = 0;
+  double mean = 0;
+  double max = 0;
+  int64_t max_rank = -1;
+  size_t ranks = 0;  // how many ranks had a value
+  void Add(double value, int64_t rank);
+};
+
+struct RegionOnRank {
+  int64_t rank = 0;
+  uint64_t calls = 0;
+  int64_t wall_ns = 0;                   // the rank's longest thread
+  std::optional<double> task_clock_ns;   // summed over the rank's threads
+};
+
+struct RegionAcrossRanks {
+  std::string path;
+  int depth = 0;  // 0 at top level
+  std::vector<RegionOnRank> ranks;  // in rank order
+  uint64_t calls = 0;
+  Spread wall_ns;
+  Spread task_clock_ns;
+  double imbalance = 0;     // wall max / wall mean; 1 when even
+  int64_t slowest_rank = -1;
+  // Level-1 node name -> its fraction's spread over the ranks with trees.
+  std::vector<std::pair<std::string, Spread>> level1;
+};
+
+struct JobView {
+  std::string program;
+  std::string job;
+  int64_t size = 0;                  // as the launcher said; 0 when unknown
+  std::vector<int64_t> present;      // ranks read, in order
+  std::vector<int64_t> missing;      // ranks below size with no file
+  std::vector<std::string> hosts;    // distinct, in rank order
+  std::vector<RegionAcrossRanks> regions;  // parents before children, first-seen order
+};
+
+// `runs` are one file per rank of one job. Fails with one line naming the
+// odd file out when they are not: a file without `mpi`, two programs or
+// jobs, the same rank twice.
+absl::StatusOr<JobView> BuildJobView(const std::vector<RunData>& runs, const std::vector<std::string>& files,
+                                     const std::vector<RunAnalysis>& analyses);
+
+std::string FormatJobText(const JobView& view);
+// One row per region and rank, then one per region with rank "all".
+std::string FormatJobCsv(const JobView& view);
+nlohmann::json JobViewToJson(const JobView& view);
+
+}  // namespace td
+
+#endif  // TD_RUNTIME_REPORT_JOB_VIEW_H_

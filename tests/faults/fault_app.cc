@@ -1,0 +1,268 @@
+// A host program that does to td what real programs do to a library they
+// link: threads still recording when the program exits or calls
+// td_finalize(), longjmp across markers, signals, fork variants, very deep
+// and very wide region trees, too few file descriptors, huge traces.
+// tests/faults/faults_test.cc runs one row of the fault matrix per scenario
+// and checks that the exit code is the program's own and the files are right.
+//
+// Every scenario but the signal ones returns kExitCode, so a test can tell
+// the program's own exit from one td caused.
+#include <pthread.h>
+#include <setjmp.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "td/td.hpp"
+
+namespace {
+
+constexpr int kExitCode = 7;
+
+thread_local volatile double g_sink = 0;
+
+void Work(int n) {
+  for (int i = 0; i < n; ++i) g_sink = g_sink + i * 0.5;
+}
+
+int EnvInt(const char* name, int fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? std::atoi(value) : fallback;
+}
+
+std::atomic<bool> g_stop{false};
+std::atomic<long> g_pairs{0};
+
+// The workers have started td and recorded a while: the race is with their
+// markers, not with td's start-up.
+void WaitForWorkersThenSleep() {
+  while (g_pairs.load() < 200) usleep(100);
+  usleep(static_cast<useconds_t>(EnvInt("FAULT_DELAY_US", 5000)));
+}
+
+// Dynamic names (a new region now and then) nested around a static one: the
+// per-thread node vectors grow while the worker records.
+void* RecordUntilStopped(void* arg) {
+  const int worker = static_cast<int>(reinterpret_cast<intptr_t>(arg));
+  for (long i = 0; !g_stop.load(std::memory_order_relaxed); ++i) {
+    const std::string name = "w" + std::to_string(worker) + "_" + std::to_string(i % 2048);
+    td_region_begin_name(name.c_str());
+    TD_REGION_BEGIN("inner");
+    Work(50);
+    TD_REGION_END("inner");
+    td_region_end_name(name.c_str());
+    g_pairs.fetch_add(1, std::memory_order_relaxed);
+  }
+  return nullptr;
+}
+
+// main returns (exit() runs td's finalize) while two detached threads record.
+int ExitRace() {
+  for (intptr_t w = 0; w < 2; ++w) {
+    pthread_t thread;
+    pthread_create(&thread, nullptr, &RecordUntilStopped, reinterpret_cast<void*>(w));
+    pthread_detach(thread);
+  }
+  WaitForWorkersThenSleep();
+  return kExitCode;
+}
+
+// td_finalize() while two threads record, and they keep calling markers after it.
+int FinalizeRace() {
+  std::vector<pthread_t> threads(2);
+  for (size_t w = 0; w < threads.size(); ++w) {
+    pthread_create(&threads[w], nullptr, &RecordUntilStopped, reinterpret_cast<void*>(w));
+  }
+  WaitForWorkersThenSleep();
+  td_finalize();
+  usleep(5000);
+  g_stop = true;
+  for (pthread_t thread : threads) pthread_join(thread, nullptr);
+  return kExitCode;
+}
+
+jmp_buf g_jump;
+
+// longjmp out of two open regions to a point inside the outer one.
+int LongjmpAcrossMarkers() {
+  TD_REGION_BEGIN("outer");
+  if (setjmp(g_jump) == 0) {
+    TD_REGION_BEGIN("inner");
+    TD_REGION_BEGIN("innermost");
+    Work(1000);
+    longjmp(g_jump, 1);
+  }
+  TD_REGION_END("outer");
+  TD_REGION_BEGIN("after");
+  TD_REGION_END("after");
+  return kExitCode;
+}
+
+// 10,000 distinct regions nested in one another.
+void Nest(int depth, int limit) {
+  if (depth == limit) return;
+  const std::string name = "d" + std::to_string(depth);
+  td_region_begin_name(name.c_str());
+  Nest(depth + 1, limit);
+  td_region_end_name(name.c_str());
+}
+
+int Deep() {
+  Nest(0, EnvInt("FAULT_REGIONS", 10000));
+  return kExitCode;
+}
+
+// 10,000 sibling regions of one call each, under one parent.
+int Wide() {
+  TD_REGION_BEGIN("parent");
+  const int regions = EnvInt("FAULT_REGIONS", 10000);
+  for (int i = 0; i < regions; ++i) {
+    const std::string name = "r" + std::to_string(i);
+    td_region_begin_name(name.c_str());
+    td_region_end_name(name.c_str());
+  }
+  TD_REGION_END("parent");
+  return kExitCode;
+}
+
+void* OneRegion(void*) {
+  TD_REGION_BEGIN("work");
+  Work(1000);
+  TD_REGION_END("work");
+  return nullptr;
+}
+
+pthread_barrier_t g_all_attached;
+
+void* OneRegionThenWait(void* arg) {
+  OneRegion(arg);
+  pthread_barrier_wait(&g_all_attached);  // keeps this thread's descriptors until every thread has tried
+  return nullptr;
+}
+
+// 150 threads alive together with 16 file descriptors: most cannot open counters.
+int FewFileDescriptors() {
+  rlimit limit{16, 16};
+  if (setrlimit(RLIMIT_NOFILE, &limit) != 0) return 3;
+  std::vector<pthread_t> threads(150);
+  pthread_barrier_init(&g_all_attached, nullptr, static_cast<unsigned>(threads.size()));
+  for (pthread_t& thread : threads) pthread_create(&thread, nullptr, &OneRegionThenWait, nullptr);
+  for (pthread_t thread : threads) pthread_join(thread, nullptr);
+  pthread_barrier_destroy(&g_all_attached);
+  return kExitCode;
+}
+
+// The child leaves by exit(), _exit() or exec; the parent reports its own.
+int ForkThen(const std::string& how) {
+  TD_REGION_BEGIN("before_fork");
+  Work(1000);
+  const pid_t child = fork();
+  if (child == 0) {
+    TD_REGION_BEGIN("in_child");
+    Work(1000);
+    TD_REGION_END("in_child");
+    TD_REGION_END("before_fork");
+    if (how == "exit") std::exit(kExitCode + 1);
+    if (how == "_exit") _exit(kExitCode + 2);
+    execl("/bin/sh", "sh", "-c", "exit 10", static_cast<char*>(nullptr));
+    _exit(99);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  TD_REGION_END("before_fork");
+  std::printf("child exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  return kExitCode;
+}
+
+// Killed by a signal while a region is open.
+int Signal(int signal_number) {
+  TD_REGION_BEGIN("done");
+  Work(1000);
+  TD_REGION_END("done");
+  TD_REGION_BEGIN("interrupted");
+  Work(1000);
+  std::fflush(stdout);
+  std::raise(signal_number);
+  usleep(100000);  // a handler that returns lets the signal's default action happen here
+  return kExitCode;
+}
+
+// Many begin/end pairs traced on one thread; with TD_TRACE_MEMORY small,
+// the ring stops growing and keeps the newest events.
+int ManyTracedPairs() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  const bool sanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+  const bool sanitized = true;
+#else
+  const bool sanitized = false;
+#endif
+#else
+  const bool sanitized = false;
+#endif
+  // Sanitizers reserve terabytes of address space: an address-space limit
+  // would stop them, not td.
+  if (EnvInt("FAULT_ADDRESS_SPACE_MB", 0) > 0 && !sanitized) {
+    const rlim_t bytes = static_cast<rlim_t>(EnvInt("FAULT_ADDRESS_SPACE_MB", 0)) << 20;
+    rlimit limit{bytes, bytes};
+    if (setrlimit(RLIMIT_AS, &limit) != 0) return 3;
+  }
+  const int pairs = EnvInt("FAULT_PAIRS", 100000);
+  for (int i = 0; i < pairs; ++i) {
+    TD_REGION_BEGIN("pair");
+    TD_REGION_END("pair");
+  }
+  return kExitCode;
+}
+
+// Names td cannot use as they are.
+int OddNames() {
+  td_region_begin_name(nullptr);
+  td_region_end_name(nullptr);
+  td_region_begin_name(nullptr);
+  td_region_begin_name("");
+  td_region_end_name("");
+  TD_REGION_BEGIN("");
+  TD_REGION_END("");
+  return kExitCode;
+}
+
+int Nested() {
+  TD_REGION_BEGIN("outer");
+  TD_REGION_BEGIN("inner");
+  Work(1000);
+  TD_REGION_END("inner");
+  TD_REGION_END("outer");
+  return kExitCode;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string scenario = argc > 1 ? argv[1] : "";
+  if (scenario == "exit_race") return ExitRace();
+  if (scenario == "finalize_race") return FinalizeRace();
+  if (scenario == "longjmp") return LongjmpAcrossMarkers();
+  if (scenario == "deep") return Deep();
+  if (scenario == "wide") return Wide();
+  if (scenario == "few_fds") return FewFileDescriptors();
+  if (scenario == "fork_exit") return ForkThen("exit");
+  if (scenario == "fork__exit") return ForkThen("_exit");
+  if (scenario == "fork_exec") return ForkThen("exec");
+  if (scenario == "sigterm") return Signal(SIGTERM);
+  if (scenario == "sigint") return Signal(SIGINT);
+  if (scenario == "traced_pairs") return ManyTracedPairs();
+  if (scenario == "odd_names") return OddNames();
+  if (scenario == "nested") return Nested();
+  std::fprintf(stderr, "fault_app: unknown scenario \"%s\"\n", scenario.c_str());
+  return 2;
+}

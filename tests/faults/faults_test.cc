@@ -1,0 +1,258 @@
+// The fault matrix (docs/reliability.md), one test per row that is not
+// already a scenario test: each runs tests/faults/fault_app.cc as a child
+// process and checks that the program's own exit code is kept, the files td
+// wrote parse, and the counts are the exact ones the program made.
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/scenarios/run_scenario.h"
+
+namespace td::testing {
+namespace {
+
+constexpr int kExitCode = 7;  // what every fault_app scenario returns itself
+
+ScenarioRun RunFault(const std::string& scenario, std::vector<std::string> env = {}) {
+  // Unless a test asks for it, no text report: stderr then holds td's lines only.
+  if (std::none_of(env.begin(), env.end(), [](const std::string& e) { return e.rfind("TD_OUTPUT=", 0) == 0; })) {
+    env.push_back("TD_OUTPUT=none");
+  }
+  return RunScenario(TD_FAULT_APP, scenario, env);
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Per thread index: calls of every region and of the unterminated ones.
+struct ThreadCalls {
+  uint64_t calls = 0;
+  uint64_t unterminated = 0;
+};
+
+std::map<int, ThreadCalls> CallsPerThread(const nlohmann::json& report) {
+  std::map<int, ThreadCalls> out;
+  for (const auto& region : report.at("regions")) {
+    for (const auto& part : region.at("threads")) {
+      ThreadCalls& t = out[part.at("thread").get<int>()];
+      t.calls += part.at("calls").get<uint64_t>();
+      t.unterminated += part.value("unterminated", uint64_t{0});
+    }
+  }
+  return out;
+}
+
+// Two workers nest a dynamic name around "inner", so each open region has
+// its parent open: per thread at most 2 regions are unterminated, and
+// "inner" has as many calls as the dynamic names together.
+void ExpectConsistentWorkers(const ScenarioRun& run) {
+  ASSERT_EQ(run.reports.size(), 1u) << run.err;
+  const nlohmann::json& report = run.reports.front();
+  uint64_t inner = 0, named = 0;
+  for (const auto& region : report.at("regions")) {
+    for (const auto& part : region.at("threads")) {
+      (region.at("name") == "inner" ? inner : named) += part.at("calls").get<uint64_t>();
+    }
+  }
+  EXPECT_GT(named, 0u);
+  EXPECT_LE(inner, named) << "every inner call is inside a named one";
+  EXPECT_GE(inner + 2 * report.at("threads").size(), named) << "at most one named region per thread lacks its inner";
+  for (const auto& [thread, calls] : CallsPerThread(report)) EXPECT_LE(calls.unterminated, 2u) << "thread " << thread;
+  EXPECT_EQ(Count(run.err, "with no region open"), 0u) << run.err;
+}
+
+TEST(Faults, ExitWhileDetachedThreadsRecordKeepsTheExitCodeAndValidFiles) {
+  // Different delays land finalize at different points of the workers' markers.
+  for (int delay_us = 0; delay_us <= 18000; delay_us += 2000) {
+    SCOPED_TRACE(delay_us);
+    const ScenarioRun run = RunFault("exit_race", {"FAULT_DELAY_US=" + std::to_string(delay_us)});
+    ASSERT_EQ(run.exit_code, kExitCode) << run.err;
+    ExpectConsistentWorkers(run);
+  }
+}
+
+TEST(Faults, FinalizeWhileThreadsRecordClosesOnlyOpenRegions) {
+  for (int delay_us = 0; delay_us <= 18000; delay_us += 2000) {
+    SCOPED_TRACE(delay_us);
+    const ScenarioRun run = RunFault("finalize_race", {"FAULT_DELAY_US=" + std::to_string(delay_us)});
+    ASSERT_EQ(run.exit_code, kExitCode) << run.err;
+    ExpectConsistentWorkers(run);
+  }
+}
+
+TEST(Faults, LongjmpLeavesRegionsOpenUntilAnEnclosingEndClosesThem) {
+  const ScenarioRun run = RunFault("longjmp");
+  ASSERT_EQ(run.exit_code, kExitCode) << run.err;
+  ASSERT_EQ(run.reports.size(), 1u) << run.err;
+  const nlohmann::json& report = run.reports.front();
+  for (const char* path : {"outer", "outer/inner", "outer/inner/innermost", "after"}) {
+    const nlohmann::json* region = FindRegion(report, path);
+    ASSERT_NE(region, nullptr) << path;
+    EXPECT_EQ(SumOverThreads(*region, "calls"), 1) << path;
+  }
+  EXPECT_EQ(SumOverThreads(*FindRegion(report, "outer/inner"), "closed_implicitly"), 1);
+  EXPECT_EQ(SumOverThreads(*FindRegion(report, "outer/inner/innermost"), "closed_implicitly"), 1);
+  EXPECT_EQ(Count(run.err, "the regions inside \"outer\" were closed here"), 1u) << run.err;
+}
+
+// Each region's JSON carries its whole path, so the file grows with the
+// square of the depth (10,000 levels: 298 MB): 3,000 levels keep the test
+// quick, and the records and reports are walked without recursion either way.
+TEST(Faults, ThreeThousandNestedRegionsAreRecordedAndReported) {
+  const ScenarioRun run = RunFault("deep", {"TD_OUTPUT=stderr", "FAULT_REGIONS=3000"});
+  ASSERT_EQ(run.exit_code, kExitCode) << run.err.substr(0, 2000);
+  ASSERT_EQ(run.reports.size(), 1u);
+  const auto& regions = run.reports.front().at("regions");
+  ASSERT_EQ(regions.size(), 3000u);
+  const nlohmann::json* deepest = nullptr;
+  for (const auto& region : regions) {
+    if (region.at("name") == "d2999") deepest = &region;
+  }
+  ASSERT_NE(deepest, nullptr);
+  EXPECT_EQ(SumOverThreads(*deepest, "calls"), 1);
+  EXPECT_EQ(Count(deepest->at("path").get<std::string>(), "/"), 2999u);
+  EXPECT_NE(run.err.find("d2999"), std::string::npos) << "the text report reaches the deepest region";
+}
+
+TEST(Faults, TenThousandSiblingsAreRecordedOnceEach) {
+  const ScenarioRun run = RunFault("wide");
+  ASSERT_EQ(run.exit_code, kExitCode) << run.err;
+  ASSERT_EQ(run.reports.size(), 1u);
+  const auto& regions = run.reports.front().at("regions");
+  ASSERT_EQ(regions.size(), 10001u);
+  for (const auto& region : regions) ASSERT_EQ(SumOverThreads(region, "calls"), 1) << region.at("path");
+}
+
+TEST(Faults, TooFewFileDescriptorsIsOneLineAndEveryCallCounts) {
+  const ScenarioRun run = RunFault("few_fds");
+  ASSERT_EQ(run.exit_code, kExitCode) << run.err;
+  ASSERT_EQ(run.reports.size(), 1u) << run.err;
+  const nlohmann::json* work = FindRegion(run.reports.front(), "work");
+  ASSERT_NE(work, nullptr);
+  EXPECT_EQ(SumOverThreads(*work, "calls"), 150);
+  EXPECT_EQ(Count(run.err, "counters not measured"), 2u) << "the first thread, then the count, not a line per thread:\n"
+                                                         << run.err;
+  EXPECT_NE(run.err.find("failing with EMFILE (Too many open files) are not listed again"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("counters not measured on "), std::string::npos) << run.err;
+}
+
+TEST(Faults, ForkedChildThatExitsWritesItsOwnFile) {
+  const ScenarioRun run = RunFault("fork_exit");
+  ASSERT_EQ(run.exit_code, kExitCode) << run.err;
+  EXPECT_NE(run.out.find("child exit 8"), std::string::npos) << run.out;
+  ASSERT_EQ(run.reports.size(), 2u) << run.err;
+  int with_child_region = 0;
+  for (const auto& report : run.reports) with_child_region += FindRegion(report, "before_fork/in_child") != nullptr;
+  EXPECT_EQ(with_child_region, 1);
+}
+
+TEST(Faults, ForkedChildThatLeavesByUnderscoreExitOrExecWritesNothing) {
+  for (const char* scenario : {"fork__exit", "fork_exec"}) {
+    SCOPED_TRACE(scenario);
+    const ScenarioRun run = RunFault(scenario);
+    ASSERT_EQ(run.exit_code, kExitCode) << run.err;
+    EXPECT_NE(run.out.find(std::string("child exit ") + (scenario == std::string("fork__exit") ? "9" : "10")),
+              std::string::npos)
+        << run.out;
+    ASSERT_EQ(run.reports.size(), 1u) << "the parent's only:\n" << run.err;
+    const nlohmann::json* before = FindRegion(run.reports.front(), "before_fork");
+    ASSERT_NE(before, nullptr);
+    EXPECT_EQ(SumOverThreads(*before, "calls"), 1);
+    EXPECT_EQ(FindRegion(run.reports.front(), "before_fork/in_child"), nullptr);
+  }
+}
+
+TEST(Faults, FatalSignalWithoutTdSignalsWritesNothingAndKeepsTheSignal) {
+  const ScenarioRun run = RunFault("sigterm");
+  EXPECT_EQ(run.exit_code, 128 + 15) << "killed by SIGTERM, as without td\n" << run.err;
+  EXPECT_TRUE(run.reports.empty());
+}
+
+TEST(Faults, TdSignalsWritesTheReportsAndStillEndsByTheSignal) {
+  for (const auto& [scenario, signal_number] : std::map<std::string, int>{{"sigterm", 15}, {"sigint", 2}}) {
+    SCOPED_TRACE(scenario);
+    const ScenarioRun run = RunFault(scenario, {"TD_SIGNALS=1"});
+    EXPECT_EQ(run.exit_code, 128 + signal_number) << run.err;
+    ASSERT_EQ(run.reports.size(), 1u) << run.err;
+    const nlohmann::json& report = run.reports.front();
+    const nlohmann::json* done = FindRegion(report, "done");
+    const nlohmann::json* interrupted = FindRegion(report, "interrupted");
+    ASSERT_NE(done, nullptr);
+    ASSERT_NE(interrupted, nullptr);
+    EXPECT_EQ(SumOverThreads(*done, "calls"), 1);
+    EXPECT_EQ(SumOverThreads(*interrupted, "unterminated"), 1);
+  }
+}
+
+TEST(Faults, TdSignalsLeavesTheProgramsOwnHandlersAlone) {
+  const ScenarioRun run = RunScenario(TD_FAULT_APP, "nested", {"TD_SIGNALS=1", "TD_OUTPUT=none"});
+  ASSERT_EQ(run.exit_code, kExitCode) << run.err;
+  EXPECT_NE(run.err.find("TD_SIGNALS=1: SIGTERM, SIGINT, SIGHUP, SIGQUIT write the reports"), std::string::npos)
+      << run.err;
+}
+
+TEST(Faults, TraceBeyondItsMemoryBoundIsTruncatedNotFatal) {
+  const ScenarioRun run = RunFault("traced_pairs", {"TD_TRACE=1", "TD_TRACE_EVENTS=67108864", "TD_TRACE_MEMORY=1",
+                                                    "FAULT_PAIRS=20000"});
+  ASSERT_EQ(run.exit_code, kExitCode) << run.err;
+  ASSERT_EQ(run.reports.size(), 1u);
+  EXPECT_EQ(SumOverThreads(*FindRegion(run.reports.front(), "pair"), "calls"), 20000) << "counting goes on";
+  EXPECT_EQ(Count(run.err, "trace truncated"), 1u) << run.err;
+  EXPECT_NE(run.err.find("TD_TRACE_MEMORY=1 MiB"), std::string::npos) << run.err;
+  ASSERT_EQ(run.traces.size(), 1u);
+  size_t events = 0;
+  for (const auto& e : run.traces.front().at("traceEvents")) events += e.at("ph") == "B" || e.at("ph") == "E";
+  EXPECT_GT(events, 1000u);
+  EXPECT_LT(events, 20000u) << "bounded: the newest events only (1 MiB holds about 14,500)";
+}
+
+TEST(Faults, HugeTraceSettingStartsAtOnceAndFitsAnAddressSpaceLimit) {
+  // The documented maximum used to allocate every slot at start (4.7 GB for
+  // one thread); now the ring grows with the events recorded.
+  const ScenarioRun run = RunFault("traced_pairs", {"TD_TRACE=1", "TD_TRACE_EVENTS=67108864",
+                                                    "FAULT_ADDRESS_SPACE_MB=2000", "FAULT_PAIRS=5000"});
+  ASSERT_EQ(run.exit_code, kExitCode) << run.err;
+  ASSERT_EQ(run.traces.size(), 1u) << run.err;
+  EXPECT_EQ(Count(run.err, "trace truncated"), 0u) << run.err;
+  size_t events = 0;
+  for (const auto& e : run.traces.front().at("traceEvents")) events += e.at("ph") == "B" || e.at("ph") == "E";
+  EXPECT_EQ(events, 10000u) << "every begin and end kept";
+}
+
+TEST(Faults, NullAndEmptyNamesAreSaidOnceEach) {
+  const ScenarioRun run = RunFault("odd_names");
+  ASSERT_EQ(run.exit_code, kExitCode) << run.err;
+  EXPECT_EQ(Count(run.err, "(NULL): a null name is ignored"), 1u) << run.err;
+  EXPECT_EQ(Count(run.err, "with an empty name: recorded as \"(empty name)\""), 1u) << run.err;
+  EXPECT_EQ(Count(run.err, "has an empty name; recorded as \"(empty name)\""), 2u) << "once per marker:\n" << run.err;
+  ASSERT_EQ(run.reports.size(), 1u);
+  const nlohmann::json* empty = FindRegion(run.reports.front(), "(empty name)");
+  ASSERT_NE(empty, nullptr);
+  EXPECT_EQ(SumOverThreads(*empty, "calls"), 2) << "the dynamic and the static one share the name";
+}
+
+TEST(Faults, UnknownUarchAndMissingMetricsDirAreOneLineEach) {
+  const ScenarioRun run = RunFault("nested", {"TD_UARCH=zz9", "TD_METRICS_DIR=/nonexistent"});
+  ASSERT_EQ(run.exit_code, kExitCode) << run.err;
+  EXPECT_EQ(Count(run.err, "TD_METRICS_DIR=/nonexistent"), 1u) << run.err;
+  const ScenarioRun uarch = RunFault("nested", {"TD_UARCH=zz9"});
+  ASSERT_EQ(uarch.exit_code, kExitCode) << uarch.err;
+  EXPECT_EQ(Count(uarch.err, "TD_UARCH=zz9 is not a microarchitecture td has definitions for"), 1u) << uarch.err;
+  ASSERT_EQ(uarch.reports.size(), 1u);
+  EXPECT_EQ(SumOverThreads(*FindRegion(uarch.reports.front(), "outer/inner"), "calls"), 1);
+}
+
+TEST(Faults, TextReportToAFullDeviceIsOneLineAndTheReportStillArrives) {
+  const ScenarioRun run = RunScenario(TD_FAULT_APP, "nested", {"TD_OUTPUT=/dev/full"});
+  ASSERT_EQ(run.exit_code, kExitCode) << run.err;
+  EXPECT_EQ(Count(run.err, "TD_OUTPUT=/dev/full"), 1u) << run.err;
+  EXPECT_NE(run.err.find("inner"), std::string::npos) << "the report follows on stderr";
+  ASSERT_EQ(run.reports.size(), 1u);
+}
+
+}  // namespace
+}  // namespace td::testing

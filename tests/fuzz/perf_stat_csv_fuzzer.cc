@@ -1,0 +1,43 @@
+// libFuzzer target: `perf stat -x,` output of any content (`td import-perf`)
+// is read or rejected with a message; counts that read are recomputed with
+// the definitions of a microarchitecture chosen by the first byte.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <iterator>
+#include <string>
+
+#include "runtime/analysis/perf_case.h"
+#include "runtime/uarch/definitions.h"
+
+namespace {
+
+const td::DefinitionLibrary& Library() {
+  static const td::DefinitionLibrary library = [] {
+    auto loaded = td::DefinitionLibrary::Load();
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "perf_stat_csv_fuzzer: %s\n", std::string(loaded.status().message()).c_str());
+      std::abort();
+    }
+    return *std::move(loaded);
+  }();
+  return library;
+}
+
+// One per formula family, the hybrid whole-part key, Arm, the generic
+// definitions and a name td lacks.
+constexpr const char* kUarchs[] = {"skl", "icl", "spr", "adl", "zen4", "neoverse_n2", "generic", "nosuch"};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const td::DefinitionLibrary& library = Library();
+  if (size == 0) return 0;
+  const std::string uarch = kUarchs[data[0] % std::size(kUarchs)];
+  const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
+  auto c = td::ParsePerfStatCsv(text, uarch);
+  if (!c.ok()) return 0;
+  (void)td::Recompute(*c, library);
+  return 0;
+}

@@ -1,0 +1,77 @@
+// libFuzzer target: a recorded run (the JSON `td report` and
+// TD_BACKEND=replay read) of any content is read or rejected with a message;
+// a run that reads goes through what both do with it — the Top-Down
+// analysis, the text report, `td report --json` and writing the run back —
+// without crashing, and writing it back gives a file that reads the same.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "runtime/analysis/run_analysis.h"
+#include "runtime/report/byte_strings.h"
+#include "runtime/report/json_file.h"
+#include "runtime/report/json_report.h"
+#include "runtime/report/text_report.h"
+#include "runtime/uarch/definitions.h"
+
+namespace {
+
+// Loaded once: the built-in definitions (TD_METRICS_DIR aside) never change.
+const td::DefinitionLibrary& Library() {
+  static const td::DefinitionLibrary library = [] {
+    auto loaded = td::DefinitionLibrary::Load();
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "run_json_fuzzer: %s\n", std::string(loaded.status().message()).c_str());
+      std::abort();
+    }
+    return *std::move(loaded);
+  }();
+  return library;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const td::DefinitionLibrary& library = Library();
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  // ReadRunFile's steps, without the file: non-throwing parse, then the reader.
+  auto json = td::ParseJsonText(text, "fuzz.json");
+  if (!json.ok()) return 0;
+  auto run = td::RunFromJson(*json);
+  if (!run.ok()) return 0;
+
+  // td report: analysis, then the text report (and the one without a tree,
+  // which the runtime prints when the run has no hardware counts).
+  const td::RunAnalysis analysis = td::AnalyzeRun(*run, library, "");
+  (void)td::FormatTextReport(*run, &analysis);
+  (void)td::FormatTextReport(*run);
+  td::TextReportOptions options;
+  options.max_level = 2;
+  options.per_thread = false;
+  if (!run->regions.empty()) options.region = run->regions.back().name;
+  (void)td::FormatTextReport(*run, &analysis, options);
+  // td report --json dumps with the throwing default: the strings must be valid.
+  (void)td::RunAnalysisToJson(*run, analysis).dump(1);
+
+  // Replay writes the run back (RunToJson + DumpJson): it must read again,
+  // and write the same file a second time.
+  const nlohmann::json written = td::RunToJson(*run);
+  const std::string body = td::DumpJson(written, 1);
+  auto reparsed = td::ParseJsonText(body, "written.json");
+  if (!reparsed.ok()) {
+    std::fprintf(stderr, "written run is not JSON: %s\n", std::string(reparsed.status().message()).c_str());
+    std::abort();
+  }
+  auto again = td::RunFromJson(*reparsed);
+  if (!again.ok()) {
+    std::fprintf(stderr, "written run does not read back: %s\n", std::string(again.status().message()).c_str());
+    std::abort();
+  }
+  if (td::DumpJson(td::RunToJson(*again), 1) != body) {
+    std::fprintf(stderr, "run changes when written back\n");
+    std::abort();
+  }
+  return 0;
+}
