@@ -443,11 +443,16 @@ TEST(CliJob, ThreeRanksNameTheSlowestRankAndTheImbalance) {
   ASSERT_EQ(regions.size(), 2u);
   const nlohmann::json& solve = regions.at("solve");
   EXPECT_EQ(solve.at("calls"), 9) << "3 calls on each of 3 ranks";
-  EXPECT_EQ(solve.at("slowest_rank"), 2);
-  // CPU work 1, 2 and 3 ms per call: max / mean = 3 / 2, give or take the
-  // scheduling of a busy machine.
-  EXPECT_NEAR(solve.at("imbalance").get<double>(), 1.5, 0.25);
-  EXPECT_EQ(solve.at("task_clock_ns").at("max_rank"), 2);
+  // CPU work 1, 2 and 3 ms per call: in CPU time (task-clock) the spread is
+  // max / mean = 3 / 2 and rank 2 the slowest. Wall time follows it on a quiet
+  // machine only (the ranks run one after the other here, and parallel tests
+  // preempt them), so the wall-based figures are checked for consistency.
+  const nlohmann::json& task = solve.at("task_clock_ns");
+  EXPECT_EQ(task.at("max_rank"), 2);
+  EXPECT_NEAR(task.at("max").get<double>() / task.at("mean").get<double>(), 1.5, 0.2);
+  EXPECT_EQ(solve.at("slowest_rank"), solve.at("wall_ns").at("max_rank"));
+  EXPECT_DOUBLE_EQ(solve.at("imbalance").get<double>(),
+                   solve.at("wall_ns").at("max").get<double>() / solve.at("wall_ns").at("mean").get<double>());
   const nlohmann::json& halo = regions.at("halo");
   EXPECT_EQ(halo.at("ranks").size(), 2u) << "rank 0 never ran it";
   EXPECT_EQ(halo.at("calls"), 6);
