@@ -129,7 +129,7 @@ TEST(CheckSchedulable, TopdownMetricsNeedSlotsLeading) {
   EXPECT_NE(status.message().find("led by slots"), std::string::npos);
 }
 
-// Found by event_list_fuzzer: a group one event larger than the counters
+// Found with event_list_fuzzer: a group one event larger than the counters
 // its events may use was searched exhaustively ((counters)! arrangements)
 // before being refused, for every merge PlanGroups tried: 60 raw events in
 // TD_EVENTS on Skylake without SMT took minutes. 16 counters would take

@@ -467,7 +467,7 @@ TEST(RegionAnalysis, UnknownCpuWithLinuxTopdownEventsGetsGenericLevelOne) {
   EXPECT_NE(text.find("Showing the generic Level 1"), std::string::npos) << text;
 }
 
-// Found by run_json_fuzzer: the iron-law line (instructions × CPI ÷ GHz, i.e.
+// Found with run_json_fuzzer: the iron-law line (instructions × CPI ÷ GHz, i.e.
 // task-clock) converted its double to int64_t nanoseconds unchecked; a
 // recording's task-clock can be up to 2^64 - 1 ns. It now shows the largest.
 TEST(RegionAnalysis, IronLawOfAnAbsurdTaskClockIsClamped) {

@@ -110,7 +110,7 @@ TEST(SoftwareMetrics, NotMeasuredIsNoValueAndOnlyRecordedEventsAreColumns) {
   EXPECT_TRUE(SoftwareMetricColumns(data).empty()) << "TD_BACKEND=none holds no software events";
 }
 
-// Found by run_json_fuzzer: a recording may hold counts up to 2^64 - 1, which
+// Found with run_json_fuzzer: a recording may hold counts up to 2^64 - 1, which
 // a double rounds up to 2^64 (and task-clock past int64_t nanoseconds); the
 // text report and `td report --json` converted them unchecked (undefined).
 TEST(SoftwareMetrics, CountsPastTheIntegerRangeAreClamped) {
