@@ -21,12 +21,25 @@ bool IsPerfModifier(std::string_view segment) {
                      [](char c) { return std::string_view("ukhIGHpPSDW").find(c) != std::string_view::npos; });
 }
 
-// "cmask=0x6" -> "c6", "edge" -> "e", "inv" -> "i", "any" -> "t"; others kept.
+// A umask as td writes it: "u0x" and lower-case hex without leading zeros
+// ("umask=1", "umask=0x01", ":u0x01" -> "u0x1"); the text as it is when it
+// is not a number.
+std::string UmaskModifier(const std::string& value) {
+  char* end = nullptr;
+  const unsigned long long umask = std::strtoull(value.c_str(), &end, 0);
+  if (value.empty() || end == nullptr || *end != '\0') return "u" + value;
+  return absl::StrCat("u0x", absl::Hex(umask));
+}
+
+// "cmask=0x6" -> "c6", "edge" -> "e", "inv" -> "i", "any" -> "t",
+// "umask=0xc" -> "u0xc"; others kept.
 std::string TermToModifier(std::string term) {
   term = absl::AsciiStrToLower(term);
   const size_t eq = term.find('=');
   const std::string key = term.substr(0, eq);
   const std::string value = eq == std::string::npos ? "" : term.substr(eq + 1);
+  if (key == "umask") return UmaskModifier(value);
+  if (eq == std::string::npos && key.size() > 3 && key.compare(0, 3, "u0x") == 0) return UmaskModifier(key.substr(1));
   if (key == "cmask" || key == "c") return absl::StrCat("c", std::strtol(value.c_str(), nullptr, 0));
   if (key == "edge" || key == "e") return "e";
   if (key == "inv" || key == "i") return "i";

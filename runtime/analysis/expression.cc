@@ -235,7 +235,8 @@ Value Eval(const ExprNode& n, const EvalContext& ctx) {
     case ExprNode::kUnary: {
       Value v = Eval(*n.args[0], ctx);
       if (!v.measured) return v;
-      return Value::Of(n.text == "-" ? -v.number : (v.number == 0 ? 1 : 0));
+      if (n.text == "-") return Value::Of(-v.number, v.no_samples);
+      return Value::Of(v.number == 0 ? 1 : 0);
     }
     case ExprNode::kConditional: {
       Value condition = Eval(*n.args[0], ctx);
@@ -254,16 +255,18 @@ Value Eval(const ExprNode& n, const EvalContext& ctx) {
         return Value::Of(0);
       }
       std::vector<double> xs;
+      bool no_samples = false;
       for (const auto& arg : n.args) {
         Value v = Eval(*arg, ctx);
         if (!v.measured) return v;
         xs.push_back(v.number);
+        no_samples |= v.no_samples;
       }
-      if (n.text == "abs") return Value::Of(std::fabs(xs[0]));
-      if (n.text == "d_ratio") return Value::Of(SafeDivide(xs[0], xs[1]));
+      if (n.text == "abs") return Value::Of(std::fabs(xs[0]), no_samples);
+      if (n.text == "d_ratio") return Value::Of(SafeDivide(xs[0], xs[1]), no_samples || (xs[0] == 0 && xs[1] == 0));
       double r = xs[0];
       for (double x : xs) r = n.text == "min" ? std::min(r, x) : std::max(r, x);
-      return Value::Of(r);
+      return Value::Of(r, no_samples);
     }
     case ExprNode::kBinary: {
       Value a = Eval(*n.args[0], ctx);
@@ -272,10 +275,12 @@ Value Eval(const ExprNode& n, const EvalContext& ctx) {
       if (!b.measured) return b;
       const double x = a.number, y = b.number;
       const std::string& op = n.text;
-      if (op == "+") return Value::Of(x + y);
-      if (op == "-") return Value::Of(x - y);
-      if (op == "*") return Value::Of(x * y);
-      if (op == "/") return Value::Of(SafeDivide(x, y));
+      const bool no_samples = a.no_samples || b.no_samples;
+      if (op == "+") return Value::Of(x + y, no_samples);
+      if (op == "-") return Value::Of(x - y, no_samples);
+      if (op == "*") return Value::Of(x * y, no_samples);
+      if (op == "/") return Value::Of(SafeDivide(x, y), no_samples || (x == 0 && y == 0));
+      // Comparisons and logic give a plain truth value.
       if (op == "<") return Value::Of(x < y);
       if (op == "<=") return Value::Of(x <= y);
       if (op == ">") return Value::Of(x > y);

@@ -13,7 +13,8 @@
 // spaces), nodes ("Frontend_Bound"),
 // auxiliaries ("#Recovery_Cycles") or constants. Functions: min, max, abs,
 // d_ratio(a, b), and optional(x) — x, or 0 when x needs something not measured.
-// Division by zero yields 0, as perf's d_ratio does.
+// Division by zero yields 0, as perf's d_ratio does; 0 / 0 also marks the
+// value "no samples" (perf: NaN), and so does arithmetic on such a value.
 #ifndef TD_RUNTIME_ANALYSIS_EXPRESSION_H_
 #define TD_RUNTIME_ANALYSIS_EXPRESSION_H_
 
@@ -31,9 +32,12 @@ struct Value {
   double number = 0;
   bool measured = true;
   std::string missing;  // the name that was not measured
+  // A 0 / 0 went into it: the number is 0, but there was nothing to count
+  // (perf shows NaN); reports say "no samples" instead of 0 %.
+  bool no_samples = false;
 
-  static Value Of(double v) { return {v, true, {}}; }
-  static Value Missing(std::string name) { return {0, false, std::move(name)}; }
+  static Value Of(double v, bool no_samples = false) { return {v, true, {}, no_samples}; }
+  static Value Missing(std::string name) { return {0, false, std::move(name), false}; }
 };
 
 struct ExprNode;

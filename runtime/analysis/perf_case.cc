@@ -1,6 +1,7 @@
 #include "runtime/analysis/perf_case.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -15,6 +16,7 @@
 #include "absl/strings/strip.h"
 #include "runtime/analysis/event_names.h"
 #include "runtime/analysis/metric_evaluator.h"
+#include "runtime/machine/machine_info.h"
 
 namespace td {
 
@@ -88,6 +90,8 @@ MetricAnswer Answer(const PerfCase& c, const WantedMetric& wanted,
   EvaluationOptions options;
   options.use_optional_terms = FamilyUsesCorrections(c.formula_family);
   if (c.smt) options.constants["SMT_on"] = *c.smt ? 1 : 0;
+  if (c.cpu_revision) options.constants["CPU_Revision"] = *c.cpu_revision;
+  if (c.sockets) options.constants["Sockets"] = *c.sockets;
   MetricEvaluator evaluator(*set, [&counts](const std::vector<std::string>& s, std::string* e) {
     return counts.Find(s, e);
   }, options);
@@ -170,6 +174,29 @@ absl::StatusOr<PerfCase> DecodePerfCase(const json& j) {
   c.formula_family = StringOrEmpty(j, "formula_family");
   if (j.contains("smt") && j["smt"].is_boolean()) c.smt = j["smt"].get<bool>();
   if (c.uarch.empty()) return absl::InvalidArgumentError("case: missing \"uarch\"");
+  if (j.contains("sockets")) {
+    int sockets = 0;
+    absl::Status status = OptionalInt(j, "sockets", 0, "case", &sockets);
+    if (!status.ok()) return status;
+    if (sockets < 1) return absl::InvalidArgumentError(absl::StrFormat("case: sockets = %d is not 1 or more", sockets));
+    c.sockets = sockets;
+  }
+  if (j.contains("cpu_revision")) {
+    int revision = -1;
+    absl::Status status = OptionalInt(j, "cpu_revision", -1, "case", &revision);
+    if (!status.ok()) return status;
+    if (revision < 0 || revision > 255) {
+      return absl::InvalidArgumentError(absl::StrFormat("case: cpu_revision = %d is not from 0 to 255", revision));
+    }
+    c.cpu_revision = revision;
+  } else if (const auto midr = j.find("midr"); midr != j.end()) {
+    const int revision = midr->is_string() ? CpuRevisionFromMidr(midr->get<std::string>()) : -1;
+    if (revision < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("case: midr = %s is not a MIDR in hex (\"0x410fd493\")", ShownValue(*midr)));
+    }
+    c.cpu_revision = revision;
+  }
   if (!j.contains("counts") || !j["counts"].is_array()) {
     return absl::InvalidArgumentError("case: missing \"counts\" list");
   }
@@ -273,6 +300,44 @@ absl::StatusOr<std::vector<MetricAnswer>> Recompute(const PerfCase& c,
   return answers;
 }
 
+namespace {
+
+// A term of an event that perf printed with its commas ("umask=0x80",
+// "cmask=1", "edge"): -x, does not quote the event, so these arrive as
+// fields of their own. The fields after the event (run time, share) are
+// numbers or empty and never match.
+bool IsEventTerm(const std::string& field) {
+  if (field.empty() || !std::isalpha(static_cast<unsigned char>(field[0]))) return false;
+  const size_t eq = field.find('=');
+  for (size_t i = 0; i < (eq == std::string::npos ? field.size() : eq); ++i) {
+    const char c = field[i];
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
+  }
+  if (eq != std::string::npos) return eq + 1 < field.size() && field.find_first_of(" ,") == std::string::npos;
+  static const char* kBareTerms[] = {"edge", "inv", "any", "in_tx", "in_tx_cp"};
+  for (const char* t : kBareTerms) {
+    if (field == t) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string PerfCsvEventField(std::vector<std::string>& fields) {
+  if (fields.size() < 3) return "";
+  std::string event = fields[2];
+  size_t last = 2;
+  // "cpu/EVENT,umask=0x80/": up to the field that closes the slash.
+  const bool open_slash = std::count(event.begin(), event.end(), '/') == 1;
+  while (last + 1 < fields.size() &&
+         (open_slash ? std::count(event.begin(), event.end(), '/') < 2 : IsEventTerm(fields[last + 1]))) {
+    event += "," + fields[++last];
+  }
+  fields.erase(fields.begin() + 3, fields.begin() + static_cast<std::ptrdiff_t>(last) + 1);
+  fields[2] = event;
+  return event;
+}
+
 absl::StatusOr<PerfCase> ParsePerfStatCsv(const std::string& text, const std::string& uarch) {
   PerfCase c;
   c.id = "perf-stat-csv";
@@ -290,15 +355,21 @@ absl::StatusOr<PerfCase> ParsePerfStatCsv(const std::string& text, const std::st
           "perf stat CSV line %d: expected value,unit,event,…; got \"%s\"", line_number, line));
     }
     PrintedCount count;
-    count.printed = fields[2];
-    count.event = NormalizeEventName(fields[2]);
+    count.printed = PerfCsvEventField(fields);
+    count.event = NormalizeEventName(count.printed);
     std::string pmu;
-    if (const size_t slash = fields[2].find('/'); slash != std::string::npos) {
-      pmu = fields[2].substr(0, slash);
+    if (const size_t slash = count.printed.find('/'); slash != std::string::npos) {
+      pmu = count.printed.substr(0, slash);
     }
+    // msr/tsc/ and the like are no core PMU: their counts serve every core type's metrics.
+    if (pmu == "msr" || pmu == "power" || pmu == "tool") pmu.clear();
     count.pmu = pmu;
     double value = 0;
-    if (absl::SimpleAtod(fields[0], &value)) count.value = value;  // "<not counted>" stays empty
+    if (absl::SimpleAtod(fields[0], &value)) {  // "<not counted>" stays empty
+      // perf's duration_time is in ns; the formulas read it as seconds, as perf's metrics do.
+      if (count.event == "duration_time" && fields[1] == "ns") value *= 1e-9;
+      count.value = value;
+    }
     // perf's CSV does not say which events were grouped: all are read as one
     // group, so each metric takes the single copy of every event it needs.
     count.group = 0;

@@ -36,6 +36,10 @@ struct PerfCase {
   std::string uarch;
   std::string formula_family;  // F1 … F6, other, LIKWID; "" when unknown
   std::optional<bool> smt;     // SMT active on the measured machine, when known
+  // Arm core revision (variant × 16 + revision, r0p3 = 3), from "cpu_revision"
+  // or "midr" ("0x410fd493", perf's cpuid); sets the formulas' CPU_Revision.
+  std::optional<int> cpu_revision;
+  std::optional<int> sockets;  // sockets of the measured machine ("sockets"); sets Sockets
   std::vector<PrintedCount> counts;
   std::vector<WantedMetric> wanted;  // empty: compute every node
 };
@@ -60,7 +64,13 @@ absl::StatusOr<std::vector<MetricAnswer>> Recompute(const PerfCase& c,
                                                     const DefinitionLibrary& library);
 
 // "perf stat -x," output (CSV: value,unit,event,run-time,percentage,...).
+// Events are read as perf prints them, terms with commas included
+// ("EXE_ACTIVITY.3_PORTS_UTIL,umask=0x80", "cpu/RS.EMPTY,umask=1/").
 absl::StatusOr<PerfCase> ParsePerfStatCsv(const std::string& text, const std::string& uarch);
+
+// The event of one split `perf stat -x,` line, its comma-separated terms
+// joined back; `fields` then holds the event as one field. Exposed for tests.
+std::string PerfCsvEventField(std::vector<std::string>& fields);
 
 }  // namespace td
 

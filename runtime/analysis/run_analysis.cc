@@ -89,6 +89,8 @@ void AnalyzeRegions(const RunData& data, const MetricSet& set, const std::string
   }
   EvaluationOptions options;
   if (data.machine.smt_active >= 0) options.constants["SMT_on"] = data.machine.smt_active;
+  if (data.machine.cpu_revision >= 0) options.constants["CPU_Revision"] = data.machine.cpu_revision;
+  if (data.machine.sockets > 0) options.constants["Sockets"] = data.machine.sockets;
   for (const Region& region : data.regions) {
     for (const bool exclusive : {false, true}) {
       if (exclusive && region.children.empty()) {
@@ -253,13 +255,20 @@ nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysi
                       {"level", n.level},
                       {"kind", kind_name(n.kind)},
                       {"value", n.value ? json(*n.value) : json(nullptr)},
+                      {"no_samples", n.no_samples},
                       {"threshold", n.threshold ? json(*n.threshold) : json(nullptr)},
                       {"flagged", n.flagged},
                       {"critical", n.critical},
                       {"not_measured_because", n.why_not}});
     }
     json metrics = json::object();
-    for (const Metric& m : r.metrics) metrics[m.name] = m.value;
+    for (const Metric& m : r.metrics) {
+      metrics[m.name] = m.value;
+      // Former names too, for readers of older output (docs/analysis.md).
+      for (const std::string& old : m.former_names) {
+        if (!metrics.contains(old)) metrics[old] = m.value;
+      }
+    }
     json diagnoses = json::array();
     for (const Diagnosis& d : r.diagnoses) {
       diagnoses.push_back({{"id", d.id}, {"title", d.title}, {"evidence", d.evidence}, {"advice", d.advice}});

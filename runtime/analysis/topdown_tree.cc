@@ -19,11 +19,19 @@ const TreeNode* TopDownResult::Find(const std::string& name) const {
   return nullptr;
 }
 
-std::optional<double> TopDownResult::MetricValue(const std::string& name) const {
+const Metric* TopDownResult::FindMetric(const std::string& name) const {
   for (const auto& m : metrics) {
-    if (m.name == name) return m.value;
+    if (m.name == name) return &m;
   }
-  return std::nullopt;
+  for (const auto& m : metrics) {
+    if (std::find(m.former_names.begin(), m.former_names.end(), name) != m.former_names.end()) return &m;
+  }
+  return nullptr;
+}
+
+std::optional<double> TopDownResult::MetricValue(const std::string& name) const {
+  const Metric* m = FindMetric(name);
+  return m != nullptr ? std::optional<double>(m->value) : std::nullopt;
 }
 
 TopDownResult AnalyzeCounts(const MetricSet& set, const CountLookup& lookup,
@@ -58,12 +66,21 @@ TopDownResult AnalyzeCounts(const MetricSet& set, const CountLookup& lookup,
       const Value v = evaluator.Evaluate(def->name);
       if (v.measured) {
         node.value = v.number;
+        node.no_samples = v.no_samples;
       } else {
         node.why_not = v.missing + " not measured";
       }
     }
-    const bool parent_flagged = parent == nullptr || parent->flagged;
-    node.flagged = node.value && node.threshold && *node.value > *node.threshold && parent_flagged;
+    if (node.no_samples) {
+      node.flagged = false;  // nothing was counted: nothing to flag
+    } else if (def->flagged_if) {
+      // TMA's own rule for this node, over node values (no implied parent condition).
+      const Value rule = def->flagged_if->Evaluate([&evaluator](const std::string& n) { return evaluator.Evaluate(n); });
+      node.flagged = node.value && rule.measured && rule.number != 0;
+    } else {
+      const bool parent_flagged = parent == nullptr || parent->flagged;
+      node.flagged = node.value && node.threshold && *node.value > *node.threshold && parent_flagged;
+    }
     result.tree.push_back(std::move(node));
   }
 
@@ -85,7 +102,7 @@ TopDownResult AnalyzeCounts(const MetricSet& set, const CountLookup& lookup,
   for (const auto& def : set.nodes) {
     if (def.level != 0) continue;
     const Value v = evaluator.Evaluate(def.name);
-    if (v.measured) result.metrics.push_back({def.name, v.number});
+    if (v.measured) result.metrics.push_back({def.name, v.number, def.former_names, v.no_samples});
   }
   result.notes = evaluator.notes();
   for (const auto& e : evaluator.errors()) result.notes.push_back("error: " + e);
@@ -105,6 +122,8 @@ std::string Evidence(const TreeNode& n) {
 
 void Diagnose(int threads, std::optional<double> peak_gbps, TopDownResult* result) {
   const TreeNode* store = result->Find("Backend_Bound.Memory_Bound.Store_Bound");
+  // Gracemont's tree has no Store_Bound: its store-buffer share of Mem_Scheduler stands in.
+  if (store == nullptr) store = result->Find("Backend_Bound.Resource_Bound.Mem_Scheduler.ST_Buffer");
   const TreeNode* contested = result->Find("Backend_Bound.Memory_Bound.L3_Bound.Contested_Accesses");
   const TreeNode* false_sharing = result->Find("Backend_Bound.Memory_Bound.Store_Bound.False_Sharing");
   const TreeNode* bandwidth = result->Find("Backend_Bound.Memory_Bound.DRAM_Bound.MEM_Bandwidth");

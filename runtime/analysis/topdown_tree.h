@@ -1,6 +1,7 @@
 // The Top-Down tree of one set of counts (a region, a whole run), with the
 // paper's hierarchical safety: a node is flagged only when it is above its
-// threshold and its parent is flagged; only siblings are compared.
+// threshold and its parent is flagged (or by TMA's own rule for it, where the
+// definition has one); only siblings are compared.
 #ifndef TD_RUNTIME_ANALYSIS_TOPDOWN_TREE_H_
 #define TD_RUNTIME_ANALYSIS_TOPDOWN_TREE_H_
 
@@ -20,6 +21,7 @@ struct TreeNode {
   NodeKind kind = NodeKind::kSlotsFraction;
   std::optional<double> threshold;
   std::optional<double> value;  // nullopt: not measured
+  bool no_samples = false;      // value is 0 from a 0 / 0: reports say "no samples"
   std::string why_not;
   bool flagged = false;
   bool critical = false;  // on the path of largest flagged siblings from Level 1
@@ -30,6 +32,8 @@ struct TreeNode {
 struct Metric {
   std::string name;
   double value = 0;
+  std::vector<std::string> former_names = {};  // the definition's "formerly": FindMetric finds these too
+  bool no_samples = false;                       // value is 0 from a 0 / 0
 };
 
 struct Diagnosis {
@@ -49,6 +53,8 @@ struct TopDownResult {
   bool AnyMeasured() const;
   const TreeNode* Find(const std::string& name) const;
   std::optional<double> MetricValue(const std::string& name) const;
+  // A level-0 metric by name (or former name); null when it was not computed.
+  const Metric* FindMetric(const std::string& name) const;
 };
 
 TopDownResult AnalyzeCounts(const MetricSet& set, const CountLookup& lookup,

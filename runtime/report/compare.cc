@@ -24,6 +24,7 @@ struct Row {
 
 std::string Cell(const TreeNode* n) {
   if (n == nullptr || !n->value) return kNone;
+  if (n->no_samples) return "no samples";  // 0 / 0: nothing was counted (docs/analysis.md)
   return absl::StrFormat("%.1f%%%s", 100 * *n->value, n->flagged ? "!" : "");
 }
 
@@ -35,8 +36,8 @@ void AddHeadlineRows(const std::vector<CompareColumn>& columns, std::vector<Row>
   for (const CompareColumn& c : columns) {
     speedup.cells.push_back(c.wall_ns > 0 ? absl::StrFormat("%.2f", first / static_cast<double>(c.wall_ns))
                                           : kNone);
-    const auto v = c.tree ? c.tree->MetricValue("IPC") : std::nullopt;
-    ipc.cells.push_back(v ? absl::StrFormat("%.2f", *v) : kNone);
+    const Metric* v = c.tree ? c.tree->FindMetric("IPC") : nullptr;
+    ipc.cells.push_back(v == nullptr ? kNone : v->no_samples ? "no samples" : absl::StrFormat("%.2f", v->value));
   }
   rows->push_back(std::move(speedup));
   rows->push_back(std::move(ipc));

@@ -41,10 +41,14 @@ std::string FormatCsvReport(const RunData& data, const RunAnalysis* analysis) {
     }
     if (analysis == nullptr || !analysis->HasTrees() || r >= analysis->regions.size()) continue;
     const TopDownResult& result = analysis->regions[r];
+    // Values are numbers, empty when not measured, "no samples" when a 0 / 0 went into them.
     for (const TreeNode& n : result.tree) {
-      Row(&out, region.path, "node", n.name, n.value ? Number(*n.value) : "", n.flagged, n.critical);
+      Row(&out, region.path, "node", n.name, !n.value ? "" : n.no_samples ? "no samples" : Number(*n.value),
+          n.flagged, n.critical);
     }
-    for (const Metric& m : result.metrics) Row(&out, region.path, "metric", m.name, Number(m.value));
+    for (const Metric& m : result.metrics) {
+      Row(&out, region.path, "metric", m.name, m.no_samples ? "no samples" : Number(m.value));
+    }
   }
   return out;
 }

@@ -101,9 +101,10 @@ void AppendTree(const TopDownResult& r, const std::string& parent, std::string* 
     if (n.flagged) classes += " flagged";
     if (n.critical) classes += " critical";
     const std::string value =
-        n.value ? (n.kind == NodeKind::kCyclesFraction ? Percent(*n.value) + " of cycles"
-                                                       : Percent(*n.value))
-                : "not measured";
+        !n.value       ? "not measured"
+        : n.no_samples ? "no samples"  // 0 / 0: nothing was counted (docs/analysis.md)
+        : n.kind == NodeKind::kCyclesFraction ? Percent(*n.value) + " of cycles"
+                                              : Percent(*n.value);
     absl::StrAppendFormat(out, "<details class=\"%s\" data-node=\"%s\"%s><summary title=\"%s\">%s — %s%s</summary>",
                           classes, HtmlEscape(n.name), n.critical ? " open" : "",
                           Tooltip(n.name), HtmlEscape(n.ShortName()), value,
@@ -138,7 +139,7 @@ void AppendRegion(const RunData& data, size_t index, const TopDownResult* result
     *out += "<div class=\"bar\" role=\"img\" aria-label=\"Level 1\">";
     for (const Category& c : kLevelOne) {
       const TreeNode* n = result->Find(c.node);
-      if (n == nullptr || !n->value) continue;
+      if (n == nullptr || !n->value || n->no_samples) continue;
       const double share = std::max(0.0, *n->value);
       absl::StrAppendFormat(out, "<div class=\"seg %s\" data-share=\"%.6f\" style=\"width: %.4f%%\" title=\"%s %s\"></div>",
                             c.css, share, 100 * share, c.label, Percent(share));

@@ -52,11 +52,13 @@ json MachineToJson(const MachineInfo& m) {
                    {"model_name", Text(m.cpu_model_name)},
                    {"family", m.cpu_family},
                    {"model", m.cpu_model},
-                   {"stepping", m.cpu_stepping}}},
+                   {"stepping", m.cpu_stepping},
+                   {"revision", m.cpu_revision}}},
           {"logical_cpus", m.logical_cpus},
           {"perf_event_paranoid", m.perf_event_paranoid},
           {"nmi_watchdog", m.nmi_watchdog},
-          {"smt_active", m.smt_active}};
+          {"smt_active", m.smt_active},
+          {"sockets", m.sockets}};
 }
 
 json ThreadPartToJson(const RegionOnThread& t, const CounterLayout& layout) {
@@ -314,6 +316,10 @@ absl::Status ReadMachine(const json& j, MachineInfo* m) {
   if (const auto it = j.find("smt_active"); it != j.end()) {
     TD_RETURN_IF_ERROR(ToInteger(*it, "machine.smt_active", &m->smt_active));
   }
+  m->sockets = -1;  // optional: files from before it existed
+  if (const auto it = j.find("sockets"); it != j.end()) {
+    TD_RETURN_IF_ERROR(ToInteger(*it, "machine.sockets", &m->sockets, -1, 1 << 16));
+  }
   const json* cpu = nullptr;
   TD_RETURN_IF_ERROR(GetObject(j, "cpu", &cpu, w));
   TD_RETURN_IF_ERROR(GetBytes(*cpu, "vendor", &m->cpu_vendor, "machine.cpu"));
@@ -321,6 +327,10 @@ absl::Status ReadMachine(const json& j, MachineInfo* m) {
   TD_RETURN_IF_ERROR(Get(*cpu, "family", &m->cpu_family, "machine.cpu"));
   TD_RETURN_IF_ERROR(Get(*cpu, "model", &m->cpu_model, "machine.cpu"));
   TD_RETURN_IF_ERROR(Get(*cpu, "stepping", &m->cpu_stepping, "machine.cpu"));
+  m->cpu_revision = -1;  // optional: files from before it existed
+  if (const auto it = cpu->find("revision"); it != cpu->end()) {
+    TD_RETURN_IF_ERROR(ToInteger(*it, "machine.cpu.revision", &m->cpu_revision, -1, 255));
+  }
   return absl::OkStatus();
 }
 

@@ -29,6 +29,7 @@ std::string Percent(double v) { return absl::StrFormat("%.1f%%", 100 * v); }
 
 std::string ValueText(const TreeNode& n) {
   if (!n.value) return "not measured";
+  if (n.no_samples) return "no samples";  // 0 / 0: nothing was counted (docs/analysis.md)
   return n.kind == NodeKind::kCyclesFraction ? Percent(*n.value) + " of cycles" : Percent(*n.value);
 }
 
@@ -40,7 +41,7 @@ std::string LevelOneBar(const TopDownResult& result, int width) {
   int drawn = 0;
   for (const Category& c : kLevelOne) {
     const TreeNode* n = result.Find(c.node);
-    if (n == nullptr || !n->value) continue;
+    if (n == nullptr || !n->value || n->no_samples) continue;
     cumulative += std::max(0.0, *n->value);
     const int upto = std::min(width, static_cast<int>(std::lround(cumulative * width)));
     bar.append(static_cast<size_t>(std::max(0, upto - drawn)), c.letter);
@@ -64,12 +65,13 @@ void AppendRegion(const std::string& label, const TopDownResult& result,
   *out += absl::StrFormat("%-*s", static_cast<int>(width), label);
   for (const Category& c : kLevelOne) {
     const TreeNode* n = result.Find(c.node);
-    const std::string cell = n && n->value ? Percent(*n->value) + (n->flagged ? "!" : " ") : "—";
-    const std::string padded = absl::StrFormat("  %*s", cell == "—" ? 11 : 9, cell);
+    const std::string cell = !(n && n->value) ? "—" : n->no_samples ? "no samples" : Percent(*n->value) + (n->flagged ? "!" : " ");
+    // Every cell is 11 columns wide ("—" is 3 bytes, "no samples" 10 columns).
+    const std::string padded = cell == "no samples" ? " " + cell : absl::StrFormat("  %*s", cell == "—" ? 11 : 9, cell);
     *out += options.color && n != nullptr && n->flagged ? kRed + padded + kReset : padded;
   }
-  const auto ipc = result.MetricValue("IPC");
-  *out += ipc ? absl::StrFormat("  %.2f", *ipc) : "  —";
+  const Metric* ipc = result.FindMetric("IPC");
+  *out += ipc == nullptr ? "  —" : ipc->no_samples ? "  no samples" : absl::StrFormat("  %.2f", ipc->value);
   *out += "  " + LevelOneBar(result, 40) + "\n";
   if (const auto share = result.MetricValue("Core_Type_Time_Share")) {
     absl::StrAppendFormat(out, "  counted on these cores for %.0f%% of the region's time\n", 100 * *share);
@@ -117,7 +119,7 @@ void AppendRegion(const std::string& label, const TopDownResult& result,
   }
   const auto instructions = result.MetricValue("Instructions");
   const auto cpi = result.MetricValue("CPI");
-  const auto ghz = result.MetricValue("Clock_GHz");
+  const auto ghz = result.MetricValue("Active_Clock_GHz");
   if (instructions && cpi && ghz && *ghz > 0) {
     // Yasin's starting point: time = instructions × CPI × cycle time.
     // Clamped: counts from a file can make it exceed int64_t nanoseconds.

@@ -26,6 +26,9 @@ const FormulaDefinition* MetricSet::FindNode(const std::string& name) const {
   for (const auto& n : nodes) {
     if (n.name == name) return &n;
   }
+  for (const auto& n : nodes) {
+    if (std::find(n.former_names.begin(), n.former_names.end(), name) != n.former_names.end()) return &n;
+  }
   return nullptr;
 }
 
@@ -130,10 +133,18 @@ absl::Status AddFormulas(const json& list, const std::string& file, const std::s
     }
     def.level = j.value("level", 0);
     if (j.contains("threshold")) def.threshold = j["threshold"].get<double>();
+    if (j.contains("flagged_if")) {
+      auto rule = Expression::Parse(j["flagged_if"].get<std::string>());
+      if (!rule.ok()) {
+        return absl::InvalidArgumentError(where + ": flagged_if: " + std::string(rule.status().message()));
+      }
+      def.flagged_if = *std::move(rule);
+    }
     auto kind = KindFrom(j, where);
     if (!kind.ok()) return kind.status();
     def.kind = *kind;
     def.note = j.value("note", "");
+    def.former_names = j.value("formerly", std::vector<std::string>{});
     auto same = std::find_if(out->begin(), out->end(),
                              [&def](const FormulaDefinition& d) { return d.name == def.name; });
     if (same != out->end()) {
@@ -147,7 +158,11 @@ absl::Status AddFormulas(const json& list, const std::string& file, const std::s
 
 absl::Status CheckNames(const MetricSet& set) {
   auto check = [&set](const FormulaDefinition& def) -> absl::Status {
-    for (const Expression& e : def.alternatives) {
+    std::vector<const Expression*> expressions;
+    for (const Expression& e : def.alternatives) expressions.push_back(&e);
+    if (def.flagged_if) expressions.push_back(&*def.flagged_if);
+    for (const Expression* expression : expressions) {
+      const Expression& e = *expression;
       for (const std::string& name : e.Names()) {
         if (set.FindNode(name) || set.FindAuxiliary(name) || set.constants.contains(name) ||
             set.FindEvent(name)) {

@@ -31,9 +31,15 @@ struct FormulaDefinition {
   std::vector<Expression> alternatives;  // the first one that is measured wins
   int level = 0;                      // Top-Down level; 0 = not part of the tree
   std::optional<double> threshold;    // flagged above this (with its parent)
+  // TMA's own rule for the node ("flagged_if"), which then replaces
+  // "above threshold and parent flagged"; nodes' names stand for their values.
+  std::optional<Expression> flagged_if;
   NodeKind kind = NodeKind::kSlotsFraction;
   std::string note;
   std::string family;                 // the file it came from
+  // Names it had before ("formerly"): still found by FindNode, so case files
+  // and readers of older output that use them keep working.
+  std::vector<std::string> former_names;
 
   // "Backend_Bound" for "Backend_Bound.Memory_Bound"; empty at Level 1.
   std::string Parent() const;
