@@ -9,6 +9,7 @@
 #include "runtime/report/byte_strings.h"
 #include "runtime/report/csv_field.h"
 #include "runtime/report/html_report.h"
+#include "runtime/report/software_metrics.h"
 #include "runtime/report/text_report.h"
 
 namespace td {
@@ -78,7 +79,7 @@ const SoftwareMetric* FindMetric(const CompareColumn& column, const std::string&
 std::string RawValue(const SoftwareMetric* m) {
   if (m == nullptr || !m->value) return "";
   if (m->unit == SoftwareUnit::kCpus) return absl::StrFormat("%.2f", *m->value);
-  return absl::StrCat(static_cast<uint64_t>(*m->value));
+  return absl::StrCat(SoftwareIntegerValue(*m->value));  // clamped: a file's counts may pass 2^64
 }
 
 // This column's value over the first column's; "—" when either is missing

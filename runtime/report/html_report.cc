@@ -120,7 +120,7 @@ void AppendSoftwareCell(const SoftwareMetric& m, std::string* out) {
   std::string raw;
   if (m.value) {
     raw = m.unit == SoftwareUnit::kCpus ? absl::StrFormat("%.6g", *m.value)
-                                        : absl::StrCat(static_cast<uint64_t>(*m.value));
+                                        : absl::StrCat(SoftwareIntegerValue(*m.value));  // clamped
   }
   absl::StrAppendFormat(out, "<td data-key=\"%s\" data-value=\"%s\">%s</td>", HtmlEscape(m.key), raw,
                         FormatSoftwareValue(m));

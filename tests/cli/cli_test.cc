@@ -419,6 +419,26 @@ TEST(CliRun, AutomaticOutputIsNamedLikeTheRuntimesFiles) {
   fs::remove_all(dir);
 }
 
+// Counts up to 2^64 − 1 are valid in a recording; every output converts
+// them without overflow (under UBSan an unchecked double -> integer cast of
+// 2^64 aborts the tool).
+TEST(CliFiles, CountsAtTheTopOfTheRangeCompareAndRender) {
+  nlohmann::json run = nlohmann::json::parse(Slurp(Data("nopmu_matmul.json")));
+  run["regions"][0]["threads"][0]["counters"]["page-faults"]["inclusive"] = 18446744073709551615ull;
+  const std::string dir = ScratchDir();
+  const std::string file = dir + "/huge.json";
+  std::ofstream(file) << run.dump();
+  const Outcome csv = Td({"compare", file, file, "--csv"});
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  EXPECT_TRUE(Contains(csv.out, "18446744073709551615")) << csv.out;
+  const Outcome html = Td({"compare", file, file, "--html", dir + "/c.html"});
+  EXPECT_EQ(html.status, 0) << html.err;
+  const Outcome report = Td({"report", file, "--html", dir + "/r.html"});
+  EXPECT_EQ(report.status, 0) << report.err;
+  EXPECT_TRUE(Contains(Slurp(dir + "/r.html"), "data-value=\"18446744073709551615\"")) << "the raw value, clamped";
+  fs::remove_all(dir);
+}
+
 // One rank of a job, as a launcher would start it, writing into `dir`.
 void RunRank(const std::string& dir, int rank, int size, const std::string& job) {
   const std::string command = "cd '" + dir + "' && env TD_OUTPUT=none OMPI_COMM_WORLD_RANK=" + std::to_string(rank) +
