@@ -1,9 +1,12 @@
 #include "runtime/core/diagnostics.h"
 
-#include <cstdio>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <mutex>
 
+#include "absl/strings/str_format.h"
 #include "runtime/report/byte_strings.h"
 
 namespace td {
@@ -34,24 +37,32 @@ const char* SeverityName(Severity severity) {
   return "?";
 }
 
+// The line is written outside the lock and with write(2), not stdio: a thread
+// blocked writing to a full stderr pipe then holds neither td's lock nor
+// stderr's stream lock, and finalize can still leave it out and report.
 void Report(Severity severity, std::string message) {
-  std::lock_guard<std::mutex> lock(Mu());
-  const size_t seen = ++g_seen;
-  if (seen == kMaxPrinted + 1) {
-    std::fprintf(stderr, "td: more than %zu problems; further ones are counted, not printed\n",
-                 kMaxPrinted);
-  }
-  if (seen <= kMaxPrinted && (severity != Severity::kNotice || !g_quiet)) {
-    // Messages quote region names and settings: control bytes (ESC…) and
-    // invalid UTF-8 reach the terminal as \xHH, never raw.
-    const std::string shown = Printable(message);
-    if (severity == Severity::kNotice) {
-      std::fprintf(stderr, "td: %s\n", shown.c_str());
-    } else {
-      std::fprintf(stderr, "td: %s: %s\n", SeverityName(severity), shown.c_str());
+  std::string line;
+  {
+    std::lock_guard<std::mutex> lock(Mu());
+    const size_t seen = ++g_seen;
+    if (seen == kMaxPrinted + 1) {
+      line = absl::StrFormat("td: more than %zu problems; further ones are counted, not printed\n", kMaxPrinted);
     }
+    if (seen <= kMaxPrinted && (severity != Severity::kNotice || !g_quiet)) {
+      // Messages quote region names and settings: control bytes (ESC…) and
+      // invalid UTF-8 reach the terminal as \xHH, never raw.
+      const std::string shown = Printable(message);
+      line = severity == Severity::kNotice ? absl::StrFormat("td: %s\n", shown)
+                                           : absl::StrFormat("td: %s: %s\n", SeverityName(severity), shown);
+    }
+    if (seen <= kMaxKept) Store().push_back({severity, std::move(message)});
   }
-  if (seen <= kMaxKept) Store().push_back({severity, std::move(message)});
+  for (size_t done = 0; done < line.size();) {
+    const ssize_t n = write(STDERR_FILENO, line.data() + done, line.size() - done);
+    if (n <= 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // stderr closed or broken: the line is kept in the JSON anyway
+    done += static_cast<size_t>(n);
+  }
 }
 
 size_t DiagnosticsSeen() {

@@ -541,6 +541,18 @@ RunData Runtime::Collect(const std::vector<ThreadState*>& quiet_threads) {
   data.availability = backend_->availability();
   const std::vector<const ThreadState*> threads(quiet_threads.begin(), quiet_threads.end());
   MergeThreads(threads, regions_.AllNames(), &data, regions_.AllParameters());
+  // A thread left out (still inside a marker) keeps its entry, so thread
+  // indices stay 0..n-1; only what never changes after it attached is read.
+  for (const auto& thread : threads_) {
+    if (std::find(quiet_threads.begin(), quiet_threads.end(), thread.get()) != quiet_threads.end()) continue;
+    ThreadInfo info;
+    info.index = thread->index();
+    info.tid = thread->tid();
+    info.counters_error = "inside a td marker when the run ended: its regions are left out";
+    data.threads.push_back(info);
+  }
+  std::sort(data.threads.begin(), data.threads.end(),
+            [](const ThreadInfo& a, const ThreadInfo& b) { return a.index < b.index; });
   data.diagnostics = AllDiagnostics();
   return data;
 }

@@ -7,6 +7,7 @@
 //
 // Every scenario but the signal ones returns kExitCode, so a test can tell
 // the program's own exit from one td caused.
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <sys/resource.h>
@@ -224,6 +225,38 @@ int ManyTracedPairs() {
   return kExitCode;
 }
 
+// A thread blocked inside a marker: its warning goes to a full pipe that
+// nobody reads. Finalize must not wait for it for ever, nor deadlock on the
+// lock or the stream that thread holds.
+int g_saved_stderr = -1;
+
+void* EndWithNothingOpen(void*) {
+  TD_REGION_END("never_begun");  // warns, and the write to the full pipe blocks
+  return nullptr;
+}
+
+int StuckMarker() {
+  td_init();  // start-up lines go to the real stderr
+  TD_REGION_BEGIN("main_work");
+  TD_REGION_END("main_work");
+  g_saved_stderr = dup(STDERR_FILENO);
+  int full[2];
+  if (g_saved_stderr < 0 || pipe(full) != 0) return 3;
+  fcntl(full[1], F_SETFL, O_NONBLOCK);
+  char block[4096] = {};
+  while (write(full[1], block, sizeof block) > 0) {
+  }
+  fcntl(full[1], F_SETFL, 0);
+  dup2(full[1], STDERR_FILENO);
+  pthread_t thread;
+  pthread_create(&thread, nullptr, &EndWithNothingOpen, nullptr);
+  pthread_detach(thread);
+  usleep(200000);
+  dup2(g_saved_stderr, STDERR_FILENO);  // td's finalize lines reach the test again
+  td_finalize();
+  return kExitCode;
+}
+
 // Names td cannot use as they are.
 int OddNames() {
   td_region_begin_name(nullptr);
@@ -262,6 +295,7 @@ int main(int argc, char** argv) {
   if (scenario == "sigint") return Signal(SIGINT);
   if (scenario == "traced_pairs") return ManyTracedPairs();
   if (scenario == "odd_names") return OddNames();
+  if (scenario == "stuck_marker") return StuckMarker();
   if (scenario == "nested") return Nested();
   std::fprintf(stderr, "fault_app: unknown scenario \"%s\"\n", scenario.c_str());
   return 2;

@@ -84,6 +84,21 @@ TEST(Faults, FinalizeWhileThreadsRecordClosesOnlyOpenRegions) {
   }
 }
 
+TEST(Faults, AThreadStuckInAMarkerIsLeftOutAfterOneSecondAndTheRestIsReported) {
+  const ScenarioRun run = RunFault("stuck_marker");
+  ASSERT_EQ(run.exit_code, kExitCode) << run.err;
+  EXPECT_NE(run.err.find("1 thread (1) stayed inside a td marker while the run ended"), std::string::npos) << run.err;
+  ASSERT_EQ(run.reports.size(), 1u) << run.err;
+  const nlohmann::json& report = run.reports.front();
+  ASSERT_EQ(report.at("threads").size(), 2u) << "the stuck thread keeps its entry: indices stay 0..n-1";
+  EXPECT_EQ(report.at("threads")[1].at("index"), 1);
+  EXPECT_NE(report.at("threads")[1].at("counters_error").get<std::string>().find("inside a td marker"),
+            std::string::npos);
+  const nlohmann::json* main_work = FindRegion(report, "main_work");
+  ASSERT_NE(main_work, nullptr);
+  EXPECT_EQ(SumOverThreads(*main_work, "calls"), 1);
+}
+
 TEST(Faults, LongjmpLeavesRegionsOpenUntilAnEnclosingEndClosesThem) {
   const ScenarioRun run = RunFault("longjmp");
   ASSERT_EQ(run.exit_code, kExitCode) << run.err;
