@@ -212,6 +212,19 @@ Config ReadConfig(const EnvLookup& env, std::vector<std::string>* errors) {
   return config;
 }
 
+bool PrintsReports(const Config& config) {
+  if (!config.mpi) return true;
+  switch (config.rank_reports) {
+    case RankReports::kAll:
+      return true;
+    case RankReports::kNone:
+      return false;
+    case RankReports::kRankZero:
+      break;
+  }
+  return config.mpi->rank == 0;
+}
+
 Config ReadConfigFromEnvironment(std::vector<std::string>* errors) {
   return ReadConfig([](const char* name) -> const char* { return std::getenv(name); }, errors);
 }

@@ -64,6 +64,10 @@ using EnvLookup = std::function<const char*(const char*)>;
 // what is accepted.
 Config ReadConfig(const EnvLookup& env, std::vector<std::string>* errors);
 
+// Whether this process prints its text report, notices and "wrote" lines:
+// outside MPI jobs always; in one, as TD_REPORT_RANKS says (rank 0 by default).
+bool PrintsReports(const Config& config);
+
 // ReadConfig of this process's environment: the one place td calls getenv.
 Config ReadConfigFromEnvironment(std::vector<std::string>* errors);
 

@@ -80,20 +80,6 @@ std::vector<std::string> ReadArgv() {
 
 void FinalizeAtExit() { Runtime::Get().Finalize(); }
 
-// Whether this process prints its text report: outside MPI jobs always; in
-// one, as TD_REPORT_RANKS says (rank 0 by default).
-bool PrintsReports(const Config& config) {
-  if (!config.mpi) return true;
-  switch (config.rank_reports) {
-    case RankReports::kAll:
-      return true;
-    case RankReports::kNone:
-      return false;
-    case RankReports::kRankZero:
-      break;
-  }
-  return config.mpi->rank == 0;
-}
 
 // ThreadSanitizer does not know membarrier: there the markers use the
 // exchange, whose ordering it understands.
@@ -486,43 +472,6 @@ void Runtime::CollectAndWrite() {
   WriteReports(data);
 }
 
-namespace {
-
-std::string RunFileStem(const RunData& data) {
-  if (data.mpi) return RankFileStem(data.program.name, data.mpi->job, data.mpi->rank, data.mpi->size);
-  return JsonFileStem(data.program.name, static_cast<long>(data.program.pid));
-}
-
-// A file of this run in `dir`, never replacing one: when PREFERRED is taken
-// (a process with the same pid in another pid namespace or on another host
-// sharing the directory, or an earlier run whose pid was reused), the next
-// free numbered name, and one line that says so.
-absl::StatusOr<std::string> WriteRunFile(const std::string& dir, const std::string& stem, const std::string& suffix,
-                                         const std::string& body) {
-  if (body.empty()) return absl::ResourceExhaustedError("out of memory while formatting it");
-  absl::StatusOr<std::string> path = WriteNewFile(dir, stem, suffix, body);
-  const std::string preferred = stem + suffix;
-  if (path.ok() && !(path->size() > preferred.size() && absl::EndsWith(*path, "/" + preferred))) {
-    std::fprintf(stderr, "td: %s already exists in %s and is not this run's: left as it is, writing %s instead\n",
-                 Printable(preferred).c_str(), Printable(dir).c_str(), Printable(*path).c_str());
-  }
-  return path;
-}
-
-}  // namespace
-
-void Runtime::WriteTrace(const RunData& data, const std::vector<ThreadTrace>& traces) {
-  const std::string body = DumpJson(
-      TraceToChromeJson(traces, regions_.AllNames(), data.layout, data.program.pid, data.program.name));
-  const absl::StatusOr<std::string> path =
-      WriteRunFile(config_.json_dir, RunFileStem(data), ".trace.json", body.empty() ? body : body + "\n");
-  if (!path.ok()) {
-    std::fprintf(stderr, "td: error: trace: %s\n", Printable(std::string(path.status().message())).c_str());
-  } else if (!config_.quiet && PrintsReports(config_)) {
-    std::fprintf(stderr, "td: wrote %s (open in Perfetto or chrome://tracing)\n", Printable(*path).c_str());
-  }
-}
-
 RunData Runtime::Collect(const std::vector<ThreadState*>& quiet_threads) {
   RunData data;
   data.td_version = TD_VERSION_STRING;
@@ -555,68 +504,6 @@ RunData Runtime::Collect(const std::vector<ThreadState*>& quiet_threads) {
             [](const ThreadInfo& a, const ThreadInfo& b) { return a.index < b.index; });
   data.diagnostics = AllDiagnostics();
   return data;
-}
-
-void Runtime::WriteReports(const RunData& data) {
-  if (config_.write_json) {
-    const std::string stem = RunFileStem(data);
-    std::string body = DumpJson(RunToJson(data), 1);
-    if (!body.empty()) body += "\n";
-    absl::StatusOr<std::string> path = WriteRunFile(config_.json_dir, stem, ".json", body);
-    if (!path.ok() && !body.empty()) {
-      const std::string& fallback_dir = config_.tmpdir;
-      std::fprintf(stderr, "td: error: TD_OUTPUT_DIR=%s: %s; writing %s/%s.json instead\n",
-                   Printable(config_.json_dir).c_str(), Printable(std::string(path.status().message())).c_str(),
-                   Printable(fallback_dir).c_str(), stem.c_str());
-      path = WriteRunFile(fallback_dir, stem, ".json", body);
-    }
-    if (!path.ok()) {
-      std::fprintf(stderr, "td: error: %s; the JSON report follows on stderr\n%s",
-                   Printable(std::string(path.status().message())).c_str(), body.c_str());
-    } else if (!config_.quiet && PrintsReports(config_)) {
-      std::fprintf(stderr, "td: wrote %s\n", Printable(*path).c_str());
-    }
-  }
-  WriteTextReport(data);
-}
-
-void Runtime::WriteTextReport(const RunData& data) {
-  const std::string& target = config_.text_output;
-  if (target == "none" || !PrintsReports(config_)) return;
-  // Top-Down trees need hardware counts; without them the header line
-  // already says why, and no tree is drawn.
-  std::string text;
-  const bool hardware = std::any_of(data.layout.events.begin(), data.layout.events.end(),
-                                    [](const EventInfo& e) { return e.hardware; });
-  auto library = hardware ? DefinitionLibrary::Load(config_.metrics_dir)
-                          : absl::StatusOr<DefinitionLibrary>(absl::UnavailableError(""));
-  if (library.ok()) {
-    const RunAnalysis analysis =
-        AnalyzeRun(data, *library, config_.uarch, CachedPeakGbps(data.machine, config_.calibration_file));
-    TextReportOptions options;
-    const bool to_terminal = (target.empty() || target == "stderr" || target == "-") && isatty(2);
-    options.color = to_terminal && !config_.no_color;
-    text = FormatTextReport(data, &analysis, options);
-  } else {
-    if (hardware) {
-      std::fprintf(stderr, "td: error: %s\n", std::string(library.status().message()).c_str());
-    }
-    text = FormatTextReport(data);
-  }
-  if (target.empty() || target == "stderr" || target == "-") {
-    std::fputs(text.c_str(), stderr);
-  } else if (target == "stdout") {
-    std::fputs(text.c_str(), stdout);
-    std::fflush(stdout);
-  } else {
-    // A regular file is replaced atomically; a device, FIFO or terminal is
-    // written into (WriteFileAtomically says which and how).
-    const absl::Status written = WriteFileAtomically(target, text);
-    if (!written.ok()) {
-      std::fprintf(stderr, "td: error: TD_OUTPUT=%s: %s; the report follows on stderr\n%s",
-                   Printable(target).c_str(), Printable(std::string(written.message())).c_str(), text.c_str());
-    }
-  }
 }
 
 }  // namespace td

@@ -12,6 +12,10 @@ namespace td {
 
 nlohmann::json RunToJson(const RunData& data);
 // Checks the schema version and every field it reads; errors name the field.
+// The key of event `index` in a thread's "counters": its name, or
+// "name@gN" for a copy of an event the planner put in several groups.
+std::string CounterKey(const CounterLayout& layout, size_t index);
+
 absl::StatusOr<RunData> RunFromJson(const nlohmann::json& json);
 absl::StatusOr<RunData> ReadRunFile(const std::string& path);
 

@@ -261,6 +261,18 @@ int StuckMarker() {
   return kExitCode;
 }
 
+// The program handles SIGTERM itself; TD_SIGNALS must leave that alone.
+volatile sig_atomic_t g_own_handler_ran = 0;
+void OwnHandler(int) { g_own_handler_ran = 1; }
+
+int OwnSigtermHandler() {
+  std::signal(SIGTERM, &OwnHandler);
+  TD_REGION_BEGIN("before");  // td starts here, after the program's handler is in place
+  TD_REGION_END("before");
+  std::raise(SIGTERM);
+  return g_own_handler_ran ? kExitCode : 3;
+}
+
 // Names td cannot use as they are.
 int OddNames() {
   td_region_begin_name(nullptr);
@@ -300,6 +312,7 @@ int main(int argc, char** argv) {
   if (scenario == "traced_pairs") return ManyTracedPairs();
   if (scenario == "odd_names") return OddNames();
   if (scenario == "stuck_marker") return StuckMarker();
+  if (scenario == "own_sigterm_handler") return OwnSigtermHandler();
   if (scenario == "nested") return Nested();
   std::fprintf(stderr, "fault_app: unknown scenario \"%s\"\n", scenario.c_str());
   return 2;

@@ -203,11 +203,21 @@ TEST(Faults, TdSignalsWritesTheReportsAndStillEndsByTheSignal) {
   }
 }
 
-TEST(Faults, TdSignalsLeavesTheProgramsOwnHandlersAlone) {
+TEST(Faults, TdSignalsSaysWhichSignalsItTook) {
   const ScenarioRun run = RunScenario(TD_FAULT_APP, "nested", {"TD_SIGNALS=1", "TD_OUTPUT=none"});
   ASSERT_EQ(run.exit_code, kExitCode) << run.err;
   EXPECT_NE(run.err.find("TD_SIGNALS=1: SIGTERM, SIGINT, SIGHUP, SIGQUIT write the reports"), std::string::npos)
       << run.err;
+}
+
+TEST(Faults, TdSignalsLeavesTheProgramsOwnHandlersAlone) {
+  const ScenarioRun run = RunFault("own_sigterm_handler", {"TD_SIGNALS=1"});
+  ASSERT_EQ(run.exit_code, kExitCode) << "the program's handler ran and the program went on\n" << run.err;
+  EXPECT_NE(run.err.find("SIGINT, SIGHUP, SIGQUIT write the reports before ending the program; SIGTERM left to "
+                         "the program's own handler"),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.reports.size(), 1u) << "written at the normal exit that followed";
 }
 
 TEST(Faults, TraceBeyondItsMemoryBoundIsTruncatedNotFatal) {

@@ -27,6 +27,7 @@
 #include "runtime/counters/event_spec.h"
 #include "runtime/counters/group_planner.h"
 #include "runtime/uarch/definitions.h"
+#include "tests/fuzz/fuzz_library.h"
 
 namespace {
 
@@ -34,30 +35,21 @@ namespace {
 // with paired counters.
 constexpr const char* kUarchs[] = {"skl", "icl", "spr", "zen4"};
 
-struct Loaded {
-  td::DefinitionLibrary library;
-  std::vector<td::MetricSet> metrics;
-};
-
-const Loaded& Definitions() {
-  static const Loaded loaded = [] {
-    auto library = td::DefinitionLibrary::Load();
-    if (!library.ok()) {
-      std::fprintf(stderr, "event_list_fuzzer: %s\n", std::string(library.status().message()).c_str());
-      std::abort();
-    }
-    Loaded out{*std::move(library), {}};
+// The counter models of kUarchs, from the built-in definitions.
+const std::vector<td::MetricSet>& Metrics() {
+  static const std::vector<td::MetricSet> metrics = [] {
+    std::vector<td::MetricSet> out;
     for (const char* uarch : kUarchs) {
-      auto set = out.library.ForUarch(uarch);
+      auto set = td::fuzz::Library().ForUarch(uarch);
       if (!set.ok()) {
         std::fprintf(stderr, "event_list_fuzzer: %s\n", std::string(set.status().message()).c_str());
         std::abort();
       }
-      out.metrics.push_back(*std::move(set));
+      out.push_back(*std::move(set));
     }
     return out;
   }();
-  return loaded;
+  return metrics;
 }
 
 // The forms EventResolver::Resolve handles before it reaches libpfm4.
@@ -102,14 +94,14 @@ bool SameEvent(const td::EventInfo& a, const td::EventInfo& b) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const Loaded& loaded = Definitions();
+  const std::vector<td::MetricSet>& all_metrics = Metrics();
   if (size == 0) return 0;
   const uint8_t choice = data[0];
   const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
   auto parsed = td::ParseEventList(text);
   if (!parsed.ok()) return 0;
 
-  const td::MetricSet& metrics = loaded.metrics[choice % loaded.metrics.size()];
+  const td::MetricSet& metrics = all_metrics[choice % all_metrics.size()];
   td::PlanOptions plan;
   plan.smt_on = (choice & 0x10) == 0;
   plan.nmi_watchdog = (choice & 0x20) != 0;

@@ -10,25 +10,10 @@
 #include "runtime/analysis/perf_case.h"
 #include "runtime/report/json_file.h"
 #include "runtime/uarch/definitions.h"
-
-namespace {
-
-const td::DefinitionLibrary& Library() {
-  static const td::DefinitionLibrary library = [] {
-    auto loaded = td::DefinitionLibrary::Load();
-    if (!loaded.ok()) {
-      std::fprintf(stderr, "perf_case_fuzzer: %s\n", std::string(loaded.status().message()).c_str());
-      std::abort();
-    }
-    return *std::move(loaded);
-  }();
-  return library;
-}
-
-}  // namespace
+#include "tests/fuzz/fuzz_library.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const td::DefinitionLibrary& library = Library();
+  const td::DefinitionLibrary& library = td::fuzz::Library();
   const std::string text(reinterpret_cast<const char*>(data), size);
   auto json = td::ParseJsonText(text, "case.json");
   if (!json.ok()) return 0;

@@ -10,20 +10,9 @@
 
 #include "runtime/analysis/perf_case.h"
 #include "runtime/uarch/definitions.h"
+#include "tests/fuzz/fuzz_library.h"
 
 namespace {
-
-const td::DefinitionLibrary& Library() {
-  static const td::DefinitionLibrary library = [] {
-    auto loaded = td::DefinitionLibrary::Load();
-    if (!loaded.ok()) {
-      std::fprintf(stderr, "perf_stat_csv_fuzzer: %s\n", std::string(loaded.status().message()).c_str());
-      std::abort();
-    }
-    return *std::move(loaded);
-  }();
-  return library;
-}
 
 // One per formula family, the hybrid whole-part key, Arm, the generic
 // definitions and a name td lacks.
@@ -32,7 +21,7 @@ constexpr const char* kUarchs[] = {"skl", "icl", "spr", "adl", "zen4", "neoverse
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const td::DefinitionLibrary& library = Library();
+  const td::DefinitionLibrary& library = td::fuzz::Library();
   if (size == 0) return 0;
   const std::string uarch = kUarchs[data[0] % std::size(kUarchs)];
   const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);

@@ -15,26 +15,10 @@
 #include "runtime/report/json_report.h"
 #include "runtime/report/text_report.h"
 #include "runtime/uarch/definitions.h"
-
-namespace {
-
-// Loaded once: the built-in definitions (TD_METRICS_DIR aside) never change.
-const td::DefinitionLibrary& Library() {
-  static const td::DefinitionLibrary library = [] {
-    auto loaded = td::DefinitionLibrary::Load();
-    if (!loaded.ok()) {
-      std::fprintf(stderr, "run_json_fuzzer: %s\n", std::string(loaded.status().message()).c_str());
-      std::abort();
-    }
-    return *std::move(loaded);
-  }();
-  return library;
-}
-
-}  // namespace
+#include "tests/fuzz/fuzz_library.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const td::DefinitionLibrary& library = Library();
+  const td::DefinitionLibrary& library = td::fuzz::Library();
   const std::string text(reinterpret_cast<const char*>(data), size);
   // ReadRunFile's steps, without the file: non-throwing parse, then the reader.
   auto json = td::ParseJsonText(text, "fuzz.json");

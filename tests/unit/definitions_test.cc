@@ -7,19 +7,11 @@
 #include "gtest/gtest.h"
 #include "runtime/analysis/event_names.h"
 #include "runtime/analysis/metric_evaluator.h"
+#include "tests/unit/map_lookup.h"
 
 namespace td {
 namespace {
 
-// Counts keyed by normalised event name, tried in the evaluator's spelling order.
-CountLookup MapLookup(const std::map<std::string, double>& counts) {
-  return [&counts](const std::vector<std::string>& spellings, std::string*) -> std::optional<double> {
-    for (const auto& s : spellings) {
-      if (auto it = counts.find(s); it != counts.end()) return it->second;
-    }
-    return std::nullopt;
-  };
-}
 
 TEST(EventNames, NormalizesEveryToolsSpelling) {
   EXPECT_EQ(NormalizeEventName("cpu/INT_MISC.RECOVERY_CYCLES,cmask=1,edge/u"),

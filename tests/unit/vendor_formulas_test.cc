@@ -21,19 +21,11 @@
 #include "runtime/report/text_report.h"
 #include "runtime/report/topdown_text.h"
 #include "runtime/uarch/definitions.h"
+#include "tests/unit/map_lookup.h"
 
 namespace td {
 namespace {
 
-// Counts keyed by normalised event name, tried in the evaluator's spelling order.
-CountLookup MapLookup(const std::map<std::string, double>& counts) {
-  return [&counts](const std::vector<std::string>& spellings, std::string*) -> std::optional<double> {
-    for (const auto& s : spellings) {
-      if (auto it = counts.find(s); it != counts.end()) return it->second;
-    }
-    return std::nullopt;
-  };
-}
 
 MetricSet Set(const std::string& uarch) {
   static const auto* library = new DefinitionLibrary(*DefinitionLibrary::Load());

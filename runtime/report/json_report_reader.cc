@@ -1,0 +1,475 @@
+// Reading a recorded run back: every field's type and range, and the
+// cross-references between regions, threads and groups (docs/json-schema.md,
+// "What the reader checks"). One error line per bad file, never an exception.
+#include "runtime/report/json_report.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+#include <type_traits>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_format.h"
+#include "runtime/report/byte_strings.h"
+#include "runtime/report/json_file.h"
+
+namespace td {
+
+using nlohmann::json;
+
+namespace {
+
+absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
+
+// A value as the file has it, short enough for one error line.
+std::string Shown(const json& v) {
+  std::string text = v.dump(-1, ' ', /*ensure_ascii=*/true, json::error_handler_t::replace);
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return text;
+}
+
+std::string TypeError(const std::string& name, const char* expected, const json& v) {
+  return absl::StrFormat("%s: expected %s, got %s %s", name, expected, v.type_name(), Shown(v));
+}
+
+// v as an integer of type T within [lo, hi]; negative, fractional, too large
+// (JSON numbers past 2^64 parse as floating point) and non-numbers are errors.
+template <typename T>
+absl::Status ToInteger(const json& v, const std::string& name, T* out,
+                       T lo = std::numeric_limits<T>::min(), T hi = std::numeric_limits<T>::max()) {
+  static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>);
+  const std::string range = absl::StrFormat("%s = %s is not an integer from %d to %d", name, Shown(v), lo, hi);
+  if (v.is_number_unsigned()) {
+    const uint64_t u = v.get<uint64_t>();
+    if ((lo > 0 && u < static_cast<uint64_t>(lo)) || u > static_cast<uint64_t>(hi)) return Invalid(range);
+    *out = static_cast<T>(u);
+    return absl::OkStatus();
+  }
+  if (v.is_number_integer()) {
+    const int64_t i = v.get<int64_t>();
+    if (i < 0 ? (std::is_unsigned_v<T> || i < static_cast<int64_t>(lo))
+              : (static_cast<uint64_t>(i) > static_cast<uint64_t>(hi) ||
+                 (lo > 0 && static_cast<uint64_t>(i) < static_cast<uint64_t>(lo)))) {
+      return Invalid(range);
+    }
+    *out = static_cast<T>(i);
+    return absl::OkStatus();
+  }
+  if (v.is_number_float()) return Invalid(range);  // 1e30, 2.5, inf: never a count
+  return Invalid(TypeError(name, "an integer", v));
+}
+
+// j[key], which must exist: errors read "WHERE: missing field "KEY"".
+absl::StatusOr<const json*> Field(const json& j, const char* key, const std::string& where) {
+  if (!j.is_object()) return Invalid(TypeError(where, "an object", j));
+  const auto it = j.find(key);
+  if (it == j.end()) return Invalid(absl::StrFormat("%s: missing field \"%s\"", where, key));
+  return &*it;
+}
+
+// Reads j[key] into *out, checking its type (and, for integers, that it fits).
+template <typename T>
+absl::Status Get(const json& j, const char* key, T* out, const std::string& where) {
+  absl::StatusOr<const json*> v = Field(j, key, where);
+  if (!v.ok()) return v.status();
+  const std::string name = where + "." + key;
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!(*v)->is_boolean()) return Invalid(TypeError(name, "true or false", **v));
+    *out = (*v)->template get<bool>();
+  } else if constexpr (std::is_integral_v<T>) {
+    return ToInteger(**v, name, out);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (!(*v)->is_string()) return Invalid(TypeError(name, "a string", **v));
+    *out = (*v)->template get<std::string>();
+  } else {
+    static_assert(std::is_same_v<T, std::vector<std::string>>);
+    if (!(*v)->is_array()) return Invalid(TypeError(name, "a list of strings", **v));
+    out->clear();
+    for (size_t i = 0; i < (*v)->size(); ++i) {
+      const json& item = (**v)[i];
+      if (!item.is_string()) return Invalid(TypeError(absl::StrFormat("%s[%d]", name, i), "a string", item));
+      out->push_back(item.get<std::string>());
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Like Get for integers, with bounds of its own (counts and times are never negative).
+template <typename T>
+absl::Status GetInRange(const json& j, const char* key, T* out, const std::string& where, T lo, T hi) {
+  absl::StatusOr<const json*> v = Field(j, key, where);
+  if (!v.ok()) return v.status();
+  return ToInteger(**v, where + "." + key, out, lo, hi);
+}
+
+// j[key], which must be a JSON array (`*out` points into j).
+absl::Status GetArray(const json& j, const char* key, const json** out, const std::string& where) {
+  absl::StatusOr<const json*> v = Field(j, key, where);
+  if (!v.ok()) return v.status();
+  if (!(*v)->is_array()) return Invalid(TypeError(where + "." + key, "a list", **v));
+  *out = *v;
+  return absl::OkStatus();
+}
+
+// j[key], which must be a JSON object.
+absl::Status GetObject(const json& j, const char* key, const json** out, const std::string& where) {
+  absl::StatusOr<const json*> v = Field(j, key, where);
+  if (!v.ok()) return v.status();
+  if (!(*v)->is_object()) return Invalid(TypeError(where + "." + key, "an object", **v));
+  *out = *v;
+  return absl::OkStatus();
+}
+
+#define TD_RETURN_IF_ERROR(expr)          \
+  do {                                    \
+    absl::Status status_ = (expr);        \
+    if (!status_.ok()) return status_;    \
+  } while (0)
+
+// A byte string written with Text(): its exact bytes back.
+absl::Status GetBytes(const json& j, const char* key, std::string* out, const std::string& where) {
+  TD_RETURN_IF_ERROR(Get(j, key, out, where));
+  *out = UnescapeBytes(*out);
+  return absl::OkStatus();
+}
+
+absl::Status GetBytesList(const json& j, const char* key, std::vector<std::string>* out, const std::string& where) {
+  TD_RETURN_IF_ERROR(Get(j, key, out, where));
+  for (std::string& s : *out) s = UnescapeBytes(s);
+  return absl::OkStatus();
+}
+
+// An optional byte string; `fallback` (already bytes) when absent or not a string.
+std::string OptionalBytes(const json& j, const char* key, const std::string& fallback) {
+  if (!j.is_object()) return fallback;
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? UnescapeBytes(it->get<std::string>()) : fallback;
+}
+
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+absl::Status ReadMachine(const json& j, MachineInfo* m) {
+  const std::string w = "machine";
+  TD_RETURN_IF_ERROR(GetBytes(j, "hostname", &m->hostname, w));
+  TD_RETURN_IF_ERROR(GetBytes(j, "kernel", &m->kernel, w));
+  TD_RETURN_IF_ERROR(GetBytes(j, "architecture", &m->architecture, w));
+  TD_RETURN_IF_ERROR(Get(j, "logical_cpus", &m->logical_cpus, w));
+  TD_RETURN_IF_ERROR(Get(j, "perf_event_paranoid", &m->perf_event_paranoid, w));
+  TD_RETURN_IF_ERROR(Get(j, "nmi_watchdog", &m->nmi_watchdog, w));
+  m->smt_active = -1;  // optional: files from before it existed
+  if (const auto it = j.find("smt_active"); it != j.end()) {
+    TD_RETURN_IF_ERROR(ToInteger(*it, "machine.smt_active", &m->smt_active));
+  }
+  m->sockets = -1;  // optional: files from before it existed
+  if (const auto it = j.find("sockets"); it != j.end()) {
+    TD_RETURN_IF_ERROR(ToInteger(*it, "machine.sockets", &m->sockets, -1, 1 << 16));
+  }
+  const json* cpu = nullptr;
+  TD_RETURN_IF_ERROR(GetObject(j, "cpu", &cpu, w));
+  TD_RETURN_IF_ERROR(GetBytes(*cpu, "vendor", &m->cpu_vendor, "machine.cpu"));
+  TD_RETURN_IF_ERROR(GetBytes(*cpu, "model_name", &m->cpu_model_name, "machine.cpu"));
+  TD_RETURN_IF_ERROR(Get(*cpu, "family", &m->cpu_family, "machine.cpu"));
+  TD_RETURN_IF_ERROR(Get(*cpu, "model", &m->cpu_model, "machine.cpu"));
+  TD_RETURN_IF_ERROR(Get(*cpu, "stepping", &m->cpu_stepping, "machine.cpu"));
+  m->cpu_revision = -1;  // optional: files from before it existed
+  if (const auto it = cpu->find("revision"); it != cpu->end()) {
+    TD_RETURN_IF_ERROR(ToInteger(*it, "machine.cpu.revision", &m->cpu_revision, -1, 255));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadLayout(const json& j, CounterLayout* layout) {
+  const json* events = nullptr;
+  const json* groups = nullptr;
+  TD_RETURN_IF_ERROR(GetArray(j, "events", &events, "run"));
+  TD_RETURN_IF_ERROR(GetArray(j, "groups", &groups, "run"));
+  std::vector<std::vector<EventInfo>> by_group(groups->size());
+  for (size_t i = 0; i < events->size(); ++i) {
+    const std::string w = absl::StrFormat("events[%d]", i);
+    const json& event = (*events)[i];
+    if (!event.is_object()) return Invalid(TypeError(w, "an object", event));
+    EventInfo e;
+    size_t group = 0;
+    TD_RETURN_IF_ERROR(GetBytes(event, "name", &e.name, w));
+    TD_RETURN_IF_ERROR(GetBytes(event, "unit", &e.unit, w));
+    TD_RETURN_IF_ERROR(Get(event, "perf_type", &e.perf_type, w));
+    TD_RETURN_IF_ERROR(Get(event, "perf_config", &e.perf_config, w));
+    TD_RETURN_IF_ERROR(Get(event, "hardware", &e.hardware, w));
+    TD_RETURN_IF_ERROR(Get(event, "group", &group, w));
+    // Added after schema 1's first files: optional.
+    if (const auto it = event.find("perf_config1"); it != event.end()) {
+      TD_RETURN_IF_ERROR(ToInteger(*it, w + ".perf_config1", &e.perf_config1));
+    }
+    e.pmu = OptionalBytes(event, "pmu", e.pmu);
+    e.core_type = OptionalBytes(event, "core_type", "");
+    if (const auto it = event.find("cpu"); it != event.end()) {
+      TD_RETURN_IF_ERROR(ToInteger(*it, w + ".cpu", &e.cpu, -1, std::numeric_limits<int>::max()));
+    }
+    if (const auto it = event.find("bytes_per_count"); it != event.end()) {
+      if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() <= 0) {
+        return Invalid(absl::StrFormat("%s.bytes_per_count = %s is not a positive finite number", w, Shown(*it)));
+      }
+      e.bytes_per_count = it->get<double>();
+      e.traffic = OptionalBytes(event, "traffic", "total");
+    }
+    if (group >= by_group.size()) {
+      return Invalid(absl::StrFormat("%s.group = %d is not a group index (there are %d groups)", w, group,
+                                     by_group.size()));
+    }
+    by_group[group].push_back(std::move(e));
+  }
+  for (size_t g = 0; g < by_group.size(); ++g) {
+    if (by_group[g].empty()) return Invalid(absl::StrFormat("groups[%d]: no event names it as its group", g));
+  }
+  for (auto& group : by_group) layout->AddGroup(std::move(group));
+  return absl::OkStatus();
+}
+
+absl::Status ReadThreadPart(const json& j, const CounterLayout& layout, size_t num_threads, const std::string& w,
+                            RegionOnThread* t) {
+  if (!j.is_object()) return Invalid(TypeError(w, "an object", j));
+  TD_RETURN_IF_ERROR(Get(j, "thread", &t->thread, w));
+  if (t->thread >= num_threads) {
+    return Invalid(absl::StrFormat("%s.thread = %d is not a thread index (there are %d threads)", w, t->thread,
+                                   num_threads));
+  }
+  TD_RETURN_IF_ERROR(Get(j, "calls", &t->calls, w));
+  TD_RETURN_IF_ERROR(Get(j, "recursive_calls", &t->recursive_calls, w));
+  TD_RETURN_IF_ERROR(Get(j, "unterminated", &t->unterminated, w));
+  TD_RETURN_IF_ERROR(Get(j, "closed_implicitly", &t->closed_implicitly, w));
+  TD_RETURN_IF_ERROR(GetInRange<int64_t>(j, "wall_inclusive_ns", &t->wall_inclusive_ns, w, 0, kInt64Max));
+  TD_RETURN_IF_ERROR(GetInRange<int64_t>(j, "wall_exclusive_ns", &t->wall_exclusive_ns, w, 0, kInt64Max));
+  const auto counters_it = j.find("counters");
+  if (counters_it == j.end() || counters_it->is_null()) return absl::OkStatus();
+  const json& counters = *counters_it;
+  if (!counters.is_object()) return Invalid(TypeError(w + ".counters", "an object or null", counters));
+  for (size_t index = 0; index < layout.events.size(); ++index) {
+    const std::string key = EscapeBytes(CounterKey(layout, index));
+    const json* delta = nullptr;
+    TD_RETURN_IF_ERROR(GetObject(counters, key.c_str(), &delta, w + ".counters"));
+    EventDelta d;
+    TD_RETURN_IF_ERROR(Get(*delta, "inclusive", &d.inclusive, w + ".counters." + key));
+    TD_RETURN_IF_ERROR(Get(*delta, "exclusive", &d.exclusive, w + ".counters." + key));
+    t->events.push_back(d);
+  }
+  const json* groups = nullptr;
+  TD_RETURN_IF_ERROR(GetArray(j, "groups", &groups, w));
+  if (groups->size() != layout.groups.size()) {
+    return Invalid(absl::StrFormat("%s.groups has %d entries; the run has %d groups", w, groups->size(),
+                                   layout.groups.size()));
+  }
+  for (size_t g = 0; g < groups->size(); ++g) {
+    GroupTimes times;
+    const std::string gw = absl::StrFormat("%s.groups[%d]", w, g);
+    TD_RETURN_IF_ERROR(Get((*groups)[g], "time_enabled_ns", &times.enabled_ns, gw));
+    TD_RETURN_IF_ERROR(Get((*groups)[g], "time_running_ns", &times.running_ns, gw));
+    t->groups.push_back(times);
+  }
+  return absl::OkStatus();
+}
+
+Severity SeverityFromName(const std::string& name) {
+  if (name == "error") return Severity::kError;
+  if (name == "warning") return Severity::kWarning;
+  return Severity::kNotice;
+}
+
+// One region's own fields; cross-references are checked by CheckRegionTree.
+absl::Status ReadRegion(const json& j, size_t r, size_t num_regions, const RunData& data, Region* region) {
+  const std::string w = absl::StrFormat("regions[%d]", r);
+  if (!j.is_object()) return Invalid(TypeError(w, "an object", j));
+  if (const auto it = j.find("index"); it != j.end()) {
+    size_t index = 0;
+    TD_RETURN_IF_ERROR(ToInteger(*it, w + ".index", &index));
+    if (index != r) return Invalid(absl::StrFormat("%s.index = %d; it is region %d", w, index, r));
+  }
+  TD_RETURN_IF_ERROR(GetBytes(j, "name", &region->name, w));
+  // Optional: recordings from before parameters existed have neither.
+  region->base_name = OptionalBytes(j, "base_name", region->name);
+  if (const auto it = j.find("parameter"); it != j.end() && !it->is_null()) {
+    long long parameter = 0;
+    TD_RETURN_IF_ERROR(ToInteger(*it, w + ".parameter", &parameter));
+    region->parameter = parameter;
+  }
+  TD_RETURN_IF_ERROR(Get(j, "path", &region->path, w));
+  TD_RETURN_IF_ERROR(GetInRange(j, "parent", &region->parent, w, -1, std::numeric_limits<int>::max()));
+  const json* children = nullptr;
+  TD_RETURN_IF_ERROR(GetArray(j, "children", &children, w));
+  for (size_t c = 0; c < children->size(); ++c) {
+    const std::string cw = absl::StrFormat("%s.children[%d]", w, c);
+    const json& child = (*children)[c];
+    if (!child.is_number()) return Invalid(TypeError(cw, "a region index", child));
+    int index = -1;
+    if (!ToInteger(child, cw, &index).ok() || index < 0 || static_cast<size_t>(index) >= num_regions) {
+      return Invalid(absl::StrFormat("%s = %s is not a region index", cw, Shown(child)));
+    }
+    region->children.push_back(index);
+  }
+  const json* parts = nullptr;
+  TD_RETURN_IF_ERROR(GetArray(j, "threads", &parts, w));
+  std::vector<bool> seen(data.threads.size(), false);
+  for (size_t t = 0; t < parts->size(); ++t) {
+    RegionOnThread part;
+    const std::string tw = absl::StrFormat("%s.threads[%d]", w, t);
+    TD_RETURN_IF_ERROR(ReadThreadPart((*parts)[t], data.layout, data.threads.size(), tw, &part));
+    if (seen[part.thread]) return Invalid(absl::StrFormat("%s.thread = %d is listed twice", tw, part.thread));
+    seen[part.thread] = true;
+    region->threads.push_back(std::move(part));
+  }
+  return absl::OkStatus();
+}
+
+// Parents come before their children (so the tree has no cycles), each
+// child's parent lists it exactly once and every child lists its parent,
+// and paths extend their parent's by one component: the reports walk the
+// tree by these indices and merging matches regions by path.
+absl::Status CheckRegionTree(const std::vector<Region>& regions) {
+  std::vector<size_t> listed_by(regions.size(), SIZE_MAX);
+  absl::flat_hash_map<std::string_view, size_t> by_path;
+  for (size_t r = 0; r < regions.size(); ++r) {
+    const Region& region = regions[r];
+    const std::string w = absl::StrFormat("regions[%d]", r);
+    if (region.parent >= static_cast<int>(r)) {
+      return Invalid(absl::StrFormat(
+          "%s.parent = %d is not an earlier region (parents come before their children)", w, region.parent));
+    }
+    for (size_t c = 0; c < region.children.size(); ++c) {
+      const size_t child = static_cast<size_t>(region.children[c]);
+      const std::string cw = absl::StrFormat("%s.children[%d] = %d", w, c, child);
+      if (child >= regions.size()) return Invalid(cw + " is not a region index");
+      if (regions[child].parent != static_cast<int>(r)) {
+        return Invalid(absl::StrFormat("%s, but regions[%d].parent is %d", cw, child, regions[child].parent));
+      }
+      if (listed_by[child] != SIZE_MAX) return Invalid(cw + " is listed twice");
+      listed_by[child] = r;
+    }
+    if (region.parent >= 0 && listed_by[r] != static_cast<size_t>(region.parent)) {
+      return Invalid(absl::StrFormat("%s.parent = %d, but regions[%d].children does not list %d", w,
+                                     region.parent, region.parent, r));
+    }
+    const std::string prefix = region.parent >= 0 ? regions[region.parent].path + "/" : "";
+    if (region.path.compare(0, prefix.size(), prefix) != 0 ||
+        region.path.find('/', prefix.size()) != std::string::npos) {
+      return Invalid(absl::StrFormat("%s.path = \"%s\" is not %s", w, absl::CHexEscape(region.path),
+                                     region.parent >= 0 ? "its parent's path and one more name" : "one name"));
+    }
+    if (!by_path.emplace(region.path, r).second) {
+      return Invalid(absl::StrFormat("%s.path = \"%s\" is also regions[%d]'s", w, absl::CHexEscape(region.path),
+                                     by_path[region.path]));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<RunData> DecodeRun(const json& j) {
+  RunData data;
+  if (!j.is_object()) return Invalid("run: not a JSON object");
+  TD_RETURN_IF_ERROR(Get(j, "schema_version", &data.schema_version, "run"));
+  if (data.schema_version != kSchemaVersion) {
+    return Invalid(absl::StrFormat("run: schema_version %d is not supported (this td reads %d)",
+                                   data.schema_version, kSchemaVersion));
+  }
+  TD_RETURN_IF_ERROR(GetBytes(j, "td_version", &data.td_version, "run"));
+  const json* program = nullptr;
+  TD_RETURN_IF_ERROR(GetObject(j, "program", &program, "run"));
+  TD_RETURN_IF_ERROR(GetBytes(*program, "name", &data.program.name, "program"));
+  TD_RETURN_IF_ERROR(Get(*program, "pid", &data.program.pid, "program"));
+  TD_RETURN_IF_ERROR(GetBytesList(*program, "argv", &data.program.argv, "program"));
+  TD_RETURN_IF_ERROR(Get(*program, "start_unix_ns", &data.program.start_unix_ns, "program"));
+  TD_RETURN_IF_ERROR(Get(*program, "end_unix_ns", &data.program.end_unix_ns, "program"));
+  if (const auto it = j.find("mpi"); it != j.end()) {
+    const json* mpi = nullptr;
+    TD_RETURN_IF_ERROR(GetObject(j, "mpi", &mpi, "run"));
+    MpiRank rank;
+    TD_RETURN_IF_ERROR(Get(*mpi, "rank", &rank.rank, "mpi"));
+    TD_RETURN_IF_ERROR(Get(*mpi, "size", &rank.size, "mpi"));
+    if (rank.rank < 0 || rank.size < 0 || (rank.size != 0 && rank.rank >= rank.size)) {
+      return Invalid(absl::StrFormat("mpi: rank %d is not a rank of a job of size %d", rank.rank, rank.size));
+    }
+    TD_RETURN_IF_ERROR(GetBytes(*mpi, "job", &rank.job, "mpi"));
+    TD_RETURN_IF_ERROR(GetBytes(*mpi, "host", &rank.host, "mpi"));
+    rank.launcher = OptionalBytes(*mpi, "launcher", "");
+    data.mpi = rank;
+  }
+  const json* machine = nullptr;
+  TD_RETURN_IF_ERROR(GetObject(j, "machine", &machine, "run"));
+  TD_RETURN_IF_ERROR(ReadMachine(*machine, &data.machine));
+  const json* backend = nullptr;
+  TD_RETURN_IF_ERROR(GetObject(j, "backend", &backend, "run"));
+  TD_RETURN_IF_ERROR(GetBytes(*backend, "name", &data.backend, "backend"));
+  TD_RETURN_IF_ERROR(GetBytes(*backend, "measured", &data.availability.measured, "backend"));
+  data.availability.memory = OptionalBytes(*backend, "memory", "");
+  const json* sw = nullptr;
+  const json* hw = nullptr;
+  TD_RETURN_IF_ERROR(GetObject(*backend, "software_counters", &sw, "backend"));
+  TD_RETURN_IF_ERROR(GetObject(*backend, "hardware_counters", &hw, "backend"));
+  TD_RETURN_IF_ERROR(Get(*sw, "available", &data.availability.software_counters, "software_counters"));
+  TD_RETURN_IF_ERROR(GetBytes(*sw, "reason", &data.availability.software_reason, "software_counters"));
+  TD_RETURN_IF_ERROR(Get(*hw, "available", &data.availability.hardware_counters, "hardware_counters"));
+  TD_RETURN_IF_ERROR(GetBytes(*hw, "reason", &data.availability.hardware_reason, "hardware_counters"));
+  TD_RETURN_IF_ERROR(Get(*hw, "errno", &data.availability.hardware_errno, "hardware_counters"));
+  TD_RETURN_IF_ERROR(ReadLayout(j, &data.layout));
+
+  const json* threads = nullptr;
+  TD_RETURN_IF_ERROR(GetArray(j, "threads", &threads, "run"));
+  for (size_t i = 0; i < threads->size(); ++i) {
+    const std::string w = absl::StrFormat("threads[%d]", i);
+    const json& thread = (*threads)[i];
+    if (!thread.is_object()) return Invalid(TypeError(w, "an object", thread));
+    ThreadInfo t;
+    TD_RETURN_IF_ERROR(Get(thread, "index", &t.index, w));
+    if (t.index != i) return Invalid(absl::StrFormat("%s.index = %d; threads are listed in index order", w, t.index));
+    TD_RETURN_IF_ERROR(Get(thread, "tid", &t.tid, w));
+    TD_RETURN_IF_ERROR(Get(thread, "exited_before_finalize", &t.exited_before_finalize, w));
+    TD_RETURN_IF_ERROR(Get(thread, "counters_measured", &t.counters_measured, w));
+    TD_RETURN_IF_ERROR(GetBytes(thread, "counters_error", &t.counters_error, w));
+    data.threads.push_back(t);
+  }
+  const json* regions = nullptr;
+  TD_RETURN_IF_ERROR(GetArray(j, "regions", &regions, "run"));
+  data.regions.reserve(regions->size());
+  for (size_t r = 0; r < regions->size(); ++r) {
+    Region region;
+    TD_RETURN_IF_ERROR(ReadRegion((*regions)[r], r, regions->size(), data, &region));
+    data.regions.push_back(std::move(region));
+  }
+  TD_RETURN_IF_ERROR(CheckRegionTree(data.regions));
+  const json* diagnostics = nullptr;
+  TD_RETURN_IF_ERROR(GetArray(j, "diagnostics", &diagnostics, "run"));
+  for (size_t i = 0; i < diagnostics->size(); ++i) {
+    const std::string w = absl::StrFormat("diagnostics[%d]", i);
+    std::string severity;
+    std::string message;
+    TD_RETURN_IF_ERROR(Get((*diagnostics)[i], "severity", &severity, w));
+    TD_RETURN_IF_ERROR(GetBytes((*diagnostics)[i], "message", &message, w));
+    data.diagnostics.push_back({SeverityFromName(severity), message});
+  }
+  return data;
+}
+
+}  // namespace
+
+absl::StatusOr<RunData> RunFromJson(const json& j) {
+  // The checks above come first; this only keeps a case they missed from
+  // escaping as an exception.
+  try {
+    return DecodeRun(j);
+  } catch (const std::exception& e) {
+    return Invalid(absl::StrFormat("run: cannot be read: %s", e.what()));
+  }
+}
+
+absl::StatusOr<RunData> ReadRunFile(const std::string& path) {
+  absl::StatusOr<json> j = ReadJsonFile(path);
+  if (!j.ok()) return j.status();
+  absl::StatusOr<RunData> data = RunFromJson(*j);
+  if (!data.ok()) {
+    return absl::Status(data.status().code(), path + ": " + std::string(data.status().message()));
+  }
+  return data;
+}
+
+}  // namespace td
