@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "runtime/base/json_fields.h"
 #include "runtime/analysis/event_names.h"
 #include "runtime/analysis/metric_evaluator.h"
 #include "runtime/machine/machine_info.h"
@@ -81,9 +82,9 @@ MetricAnswer Answer(const PerfCase& c, const WantedMetric& wanted,
   MetricAnswer answer;
   answer.wanted = wanted;
   const std::string uarch = UarchForPmu(c.uarch, wanted.pmu);
-  auto set = library.ForUarch(uarch);
-  if (!set.ok()) {
-    answer.why_not = std::string(set.status().message());
+  const MetricSet* set = library.Find(uarch);
+  if (set == nullptr) {
+    answer.why_not = std::string(library.ForUarch(uarch).status().message());
     return answer;
   }
   GroupedCounts counts(c.counts, wanted.group, wanted.pmu);
@@ -140,30 +141,11 @@ std::string UarchForPmu(const std::string& uarch, const std::string& pmu) {
 
 namespace {
 
-std::string ShownValue(const json& v) {
-  std::string text = v.dump(-1, ' ', /*ensure_ascii=*/true, json::error_handler_t::replace);
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
-  return text;
-}
-
-// j[key] as an int when present (else `fallback`); any other type, a
-// fraction or a value past int's range is an error naming the field.
+// j[key] as an int when present (else `fallback`); errors read "case: WHERE.KEY: …".
 absl::Status OptionalInt(const json& j, const char* key, int fallback, const std::string& where, int* out) {
-  *out = fallback;
-  const auto it = j.find(key);
-  if (it == j.end()) return absl::OkStatus();
-  if (!it->is_number_integer() && !it->is_number_unsigned()) {
-    return absl::InvalidArgumentError(absl::StrFormat("case: %s.%s: expected an integer, got %s %s", where, key,
-                                                      it->type_name(), ShownValue(*it)));
-  }
-  if (it->is_number_unsigned() ? it->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int>::max())
-                               : (it->get<int64_t>() < std::numeric_limits<int>::min() ||
-                                  it->get<int64_t>() > std::numeric_limits<int>::max())) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("case: %s.%s = %s is out of range", where, key, ShownValue(*it)));
-  }
-  *out = static_cast<int>(it->get<int64_t>());
-  return absl::OkStatus();
+  absl::Status status = json_fields::GetOptionalInteger(j, key, fallback, out, where);
+  if (status.ok()) return status;
+  return absl::InvalidArgumentError("case: " + std::string(status.message()));
 }
 
 absl::StatusOr<PerfCase> DecodePerfCase(const json& j) {
@@ -193,7 +175,7 @@ absl::StatusOr<PerfCase> DecodePerfCase(const json& j) {
     const int revision = midr->is_string() ? CpuRevisionFromMidr(midr->get<std::string>()) : -1;
     if (revision < 0) {
       return absl::InvalidArgumentError(
-          absl::StrFormat("case: midr = %s is not a MIDR in hex (\"0x410fd493\")", ShownValue(*midr)));
+          absl::StrFormat("case: midr = %s is not a MIDR in hex (\"0x410fd493\")", json_fields::Shown(*midr)));
     }
     c.cpu_revision = revision;
   }
@@ -225,14 +207,14 @@ absl::StatusOr<PerfCase> DecodePerfCase(const json& j) {
   const json& expected = expected_it == j.end() ? kNone : *expected_it;
   if (!expected.is_array()) {
     return absl::InvalidArgumentError(absl::StrFormat("case: \"expected\": expected a list, got %s %s",
-                                                      expected.type_name(), ShownValue(expected)));
+                                                      expected.type_name(), json_fields::Shown(expected)));
   }
   for (size_t i = 0; i < expected.size(); ++i) {
     const json& e = expected[i];
     const std::string w = absl::StrFormat("expected[%d]", i);
     if (!e.is_object()) {
       return absl::InvalidArgumentError(absl::StrFormat("case: %s: expected an object, got %s %s", w,
-                                                        e.type_name(), ShownValue(e)));
+                                                        e.type_name(), json_fields::Shown(e)));
     }
     WantedMetric wanted;
     wanted.metric = StringOrEmpty(e, "metric");
@@ -245,14 +227,14 @@ absl::StatusOr<PerfCase> DecodePerfCase(const json& j) {
     if (const auto it = e.find("abs_tolerance"); it != e.end()) {
       if (!it->is_number() || !std::isfinite(it->get<double>())) {
         return absl::InvalidArgumentError(absl::StrFormat("case: %s.abs_tolerance = %s is not a number", w,
-                                                          ShownValue(*it)));
+                                                          json_fields::Shown(*it)));
       }
       wanted.tolerance = it->get<double>();
     }
     if (const auto it = e.find("reproduced_by_reference_formula"); it != e.end()) {
       if (!it->is_boolean()) {
         return absl::InvalidArgumentError(absl::StrFormat(
-            "case: %s.reproduced_by_reference_formula = %s is not true or false", w, ShownValue(*it)));
+            "case: %s.reproduced_by_reference_formula = %s is not true or false", w, json_fields::Shown(*it)));
       }
       wanted.reproducible = it->get<bool>();
     }
@@ -284,8 +266,9 @@ absl::StatusOr<std::vector<MetricAnswer>> Recompute(const PerfCase& c,
     }
     if (pmus.empty()) pmus.insert("");
     for (const std::string& pmu : pmus) {
-      auto set = library.ForUarch(UarchForPmu(c.uarch, pmu));
-      if (!set.ok()) return set.status();
+      const std::string uarch = UarchForPmu(c.uarch, pmu);
+      const MetricSet* set = library.Find(uarch);
+      if (set == nullptr) return library.ForUarch(uarch).status();
       for (const auto& node : set->nodes) {
         WantedMetric w;
         w.metric = node.name;

@@ -180,9 +180,9 @@ RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
     }
     target->core_type = core_type;
     target->uarch = UarchForPmu(whole_part, core_type.empty() ? "cpu_core" : core_type);
-    auto set = library.ForUarch(target->uarch);
-    if (!set.ok()) {
-      target->unavailable = std::string(set.status().message());
+    const MetricSet* set = library.Find(target->uarch);
+    if (set == nullptr) {
+      target->unavailable = std::string(library.ForUarch(target->uarch).status().message());
       continue;
     }
     AnalyzeRegions(data, *set, core_type, target);

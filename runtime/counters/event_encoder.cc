@@ -104,8 +104,8 @@ std::string UarchFor(const std::string& pmu, const DefinitionLibrary& library) {
     if (uarch == pmu) return uarch;
   }
   for (const std::string& uarch : library.Uarchs()) {
-    auto set = library.ForUarch(uarch);
-    if (set.ok() && set->libpfm_pmu == pmu) return uarch;
+    const MetricSet* set = library.Find(uarch);
+    if (set != nullptr && set->libpfm_pmu == pmu) return uarch;
   }
   return "";
 }
@@ -116,7 +116,7 @@ std::string HostUarch(const DefinitionLibrary& library) {
   const MachineInfo machine = DescribeThisMachine();
   const std::string uarch = UarchForCpu(library, machine.cpu_vendor, machine.cpu_family, machine.cpu_model,
                                         machine.cpu_stepping);
-  if (uarch == "generic" || !library.ForUarch(uarch).ok()) return "";
+  if (uarch == "generic" || library.Find(uarch) == nullptr) return "";
   return uarch;
 }
 
@@ -124,7 +124,7 @@ std::string HostUarch(const DefinitionLibrary& library) {
 struct Target {
   std::string name;                // reported as EventEncoding::pmu
   std::string libpfm;              // libpfm4's PMU; "" when libpfm4 has none for it
-  std::optional<MetricSet> table;  // td's definitions for it, when it has some
+  const MetricSet* table = nullptr;  // td's definitions for it, when it has some (the library's)
 };
 
 absl::Status UnknownPmu(const std::string& pmu, const DefinitionLibrary& library) {
@@ -146,7 +146,7 @@ absl::Status UnknownPmu(const std::string& pmu, const DefinitionLibrary& library
 Target HostTarget(const DefinitionLibrary& library) {
   Target target;
   const std::string uarch = HostUarch(library);
-  if (!uarch.empty()) target.table = *library.ForUarch(uarch);
+  if (!uarch.empty()) target.table = library.Find(uarch);
   // The PMU libpfm4 finds here serves a uarch whose definitions name none
   // (a newer libpfm4 than the definitions were written against).
   target.libpfm = target.table && !target.table->libpfm_pmu.empty() ? target.table->libpfm_pmu : PresentCorePmu();
@@ -159,7 +159,7 @@ absl::StatusOr<Target> ResolveTarget(const std::string& pmu, const DefinitionLib
   if (const int err = InitializeLibpfm(); err != PFM_SUCCESS) return LibpfmUnavailable(err);
   if (pmu.empty()) return HostTarget(library);
   Target target;
-  if (const std::string uarch = UarchFor(pmu, library); !uarch.empty()) target.table = *library.ForUarch(uarch);
+  if (const std::string uarch = UarchFor(pmu, library); !uarch.empty()) target.table = library.Find(uarch);
   const std::string libpfm_name = target.table && !target.table->libpfm_pmu.empty() ? target.table->libpfm_pmu : pmu;
   if (LibpfmPmu(libpfm_name)) target.libpfm = libpfm_name;
   if (!target.table && target.libpfm.empty()) return UnknownPmu(pmu, library);
@@ -336,8 +336,8 @@ size_t EditDistance(const std::string& a, const std::string& b) {
 }
 
 std::string LibpfmPmuName(const std::string& pmu_or_uarch, const DefinitionLibrary& library) {
-  auto set = library.ForUarch(pmu_or_uarch);
-  if (set.ok() && !set->libpfm_pmu.empty()) return set->libpfm_pmu;
+  const MetricSet* set = library.Find(pmu_or_uarch);
+  if (set != nullptr && !set->libpfm_pmu.empty()) return set->libpfm_pmu;
   return pmu_or_uarch;
 }
 

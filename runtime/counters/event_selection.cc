@@ -319,9 +319,8 @@ EventSelection SelectForCoreTypes(SelectionInput input, const DefinitionLibrary&
   EventSelection out;
   for (size_t t = 0; t < present.size(); ++t) {
     const auto& [core_type, type] = present[t];
-    const absl::StatusOr<MetricSet> metrics = library.ForUarch(UarchForPmu(whole_part_uarch, core_type));
     SelectionInput one = input;
-    one.metrics = metrics.ok() ? &*metrics : nullptr;
+    one.metrics = library.Find(UarchForPmu(whole_part_uarch, core_type));
     one.library = &library;
     if (t > 0) one.memory = MemoryMode::kOff;  // the socket is counted once
     EventSelection part = SelectEvents(one);

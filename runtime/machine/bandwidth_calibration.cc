@@ -19,6 +19,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "nlohmann/json.hpp"
+#include "runtime/base/json_fields.h"
+#include "runtime/base/status_macros.h"
 #include "runtime/report/byte_strings.h"
 #include "runtime/machine/kernel_files.h"
 #include "runtime/report/output_files.h"
@@ -267,7 +269,12 @@ absl::StatusOr<Calibration> LoadCalibration(const std::string& path) {
   // value() throws when a field is there with another type: a hand-edited or
   // damaged cache is a stale calibration, never a crash of the program.
   try {
-    return CalibrationFromJson(j);
+    absl::StatusOr<Calibration> cal = CalibrationFromJson(j);
+    if (!cal.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: %s; run `td calibrate --refresh`", path, cal.status().message()));
+    }
+    return cal;
   } catch (const nlohmann::json::exception&) {
     return absl::InvalidArgumentError(path + ": a field has the wrong type; run `td calibrate --refresh`");
   }
@@ -276,23 +283,32 @@ absl::StatusOr<Calibration> LoadCalibration(const std::string& path) {
 namespace {
 
 absl::StatusOr<Calibration> CalibrationFromJson(const nlohmann::json& j) {
+  using json_fields::GetOptionalInteger;
+  using json_fields::GetOptionalNumber;
   Calibration cal;
   cal.hostname = j.value("hostname", "");
   cal.cpu_model_name = j.value("cpu_model_name", "");
-  cal.logical_cpus = j.value("logical_cpus", 0);
-  cal.threads = j.value("threads", 0);
-  cal.max_threads = j.value("max_threads", 0);  // files from before the thread sweep lack it
-  cal.array_bytes = j.value("array_bytes", size_t{0});
-  cal.repetitions = j.value("repetitions", 0);
-  cal.triad_gbps = j["triad_gbps"].get<double>();
+  // Fields are checked one by one: a fraction or a number past an int's range
+  // must not reach a conversion (that is undefined behaviour, not a throw).
+  TD_RETURN_IF_ERROR(GetOptionalInteger(j, "logical_cpus", 0, &cal.logical_cpus, "calibration", 0, 1 << 20));
+  TD_RETURN_IF_ERROR(GetOptionalInteger(j, "threads", 0, &cal.threads, "calibration", 0, 1 << 20));
+  // Files from before the thread sweep lack max_threads.
+  TD_RETURN_IF_ERROR(GetOptionalInteger(j, "max_threads", 0, &cal.max_threads, "calibration", 0, 1 << 20));
+  TD_RETURN_IF_ERROR(GetOptionalInteger(j, "array_bytes", size_t{0}, &cal.array_bytes, "calibration"));
+  TD_RETURN_IF_ERROR(GetOptionalInteger(j, "repetitions", 0, &cal.repetitions, "calibration", 0, 1 << 30));
+  TD_RETURN_IF_ERROR(GetOptionalNumber(j, "triad_gbps", 0.0, &cal.triad_gbps, "calibration"));
   if (j.contains("runs") && j["runs"].is_array()) {
     for (const nlohmann::json& r : j["runs"]) {
       if (!r.is_object()) continue;
-      cal.runs.push_back(
-          {r.value("threads", 0), r.value("passes", 0), r.value("best_seconds", 0.0), r.value("gbps", 0.0)});
+      TriadRun run{};
+      TD_RETURN_IF_ERROR(GetOptionalInteger(r, "threads", 0, &run.threads, "calibration.runs[]", 0, 1 << 20));
+      TD_RETURN_IF_ERROR(GetOptionalInteger(r, "passes", 0, &run.passes, "calibration.runs[]", 0, 1 << 30));
+      TD_RETURN_IF_ERROR(GetOptionalNumber(r, "best_seconds", 0.0, &run.best_seconds, "calibration.runs[]"));
+      TD_RETURN_IF_ERROR(GetOptionalNumber(r, "gbps", 0.0, &run.gbps, "calibration.runs[]"));
+      cal.runs.push_back(run);
     }
   }
-  cal.measured_unix = j.value("measured_unix", int64_t{0});
+  TD_RETURN_IF_ERROR(GetOptionalInteger(j, "measured_unix", int64_t{0}, &cal.measured_unix, "calibration"));
   return cal;
 }
 

@@ -3,6 +3,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "runtime/base/json_fields.h"
 
 namespace td {
 namespace {
@@ -46,8 +47,11 @@ absl::Status HexList(const json& j, const std::string& field, std::vector<uint32
 
 absl::Status ParseCounterModel(const json& j, CounterModel* m) {
   if (!j.is_object()) return absl::InvalidArgumentError("\"counters\" must be an object");
-  m->general = j.value("general", 0);
-  m->general_without_smt = j.value("general_without_smt", 0);
+  if (auto s = json_fields::GetOptionalInteger(j, "general", 0, &m->general, "counters", 0, 64); !s.ok()) return s;
+  if (auto s = json_fields::GetOptionalInteger(j, "general_without_smt", 0, &m->general_without_smt, "counters", 0, 64);
+      !s.ok()) {
+    return s;
+  }
   if (m->general <= 0) return absl::InvalidArgumentError("counters.general must be a positive number");
   if (auto s = HexList(j.value("fixed", json::array()), "fixed", &m->fixed); !s.ok()) return s;
   if (auto s = HexList(j.value("fixed_only", json::array()), "fixed_only", &m->fixed_only); !s.ok()) return s;
@@ -74,7 +78,14 @@ absl::Status ParseCounterModel(const json& j, CounterModel* m) {
         !s.ok()) {
       return s;
     }
-    restriction.counters = r.value("counters", std::vector<int>{});
+    if (const auto counters = r.find("counters"); counters != r.end()) {
+      if (!counters->is_array()) return absl::InvalidArgumentError("counters.restricted.counters must be a list");
+      for (const json& c : *counters) {
+        int index = 0;
+        if (auto s = json_fields::ToInteger(c, "counters.restricted.counters[]", &index, 0, 63); !s.ok()) return s;
+        restriction.counters.push_back(index);
+      }
+    }
     restriction.note = r.value("note", "");
     if (restriction.counters.empty()) {
       return absl::InvalidArgumentError("counters.restricted: every entry needs \"counters\"");

@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
 #include "runtime/analysis/event_names.h"
+#include "runtime/base/json_fields.h"
 
 namespace td {
 
@@ -22,7 +23,27 @@ std::string FormulaDefinition::Parent() const {
   return level <= 1 || dot == std::string::npos ? "" : name.substr(0, dot);
 }
 
+void MetricSet::IndexNames() {
+  index_ = NameIndex{};
+  // Earlier entries win, as in the walks below.
+  for (size_t i = 0; i < nodes.size(); ++i) index_.nodes.try_emplace(nodes[i].name, i);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (const std::string& former : nodes[i].former_names) index_.nodes.try_emplace(former, i);
+  }
+  for (size_t i = 0; i < auxiliaries.size(); ++i) index_.auxiliaries.try_emplace(auxiliaries[i].name, i);
+  for (size_t i = 0; i < events.size(); ++i) {
+    for (const std::string& spelling : events[i].spellings) index_.events.try_emplace(spelling, i);
+  }
+  index_.node_count = nodes.size();
+  index_.auxiliary_count = auxiliaries.size();
+  index_.event_count = events.size();
+}
+
 const FormulaDefinition* MetricSet::FindNode(const std::string& name) const {
+  if (IndexIsCurrent()) {
+    const auto it = index_.nodes.find(name);
+    return it == index_.nodes.end() ? nullptr : &nodes[it->second];
+  }
   for (const auto& n : nodes) {
     if (n.name == name) return &n;
   }
@@ -33,6 +54,10 @@ const FormulaDefinition* MetricSet::FindNode(const std::string& name) const {
 }
 
 const FormulaDefinition* MetricSet::FindAuxiliary(const std::string& name) const {
+  if (IndexIsCurrent()) {
+    const auto it = index_.auxiliaries.find(name);
+    return it == index_.auxiliaries.end() ? nullptr : &auxiliaries[it->second];
+  }
   for (const auto& a : auxiliaries) {
     if (a.name == name) return &a;
   }
@@ -40,6 +65,12 @@ const FormulaDefinition* MetricSet::FindAuxiliary(const std::string& name) const
 }
 
 const EventDefinition* MetricSet::FindEvent(const std::string& name) const {
+  if (IndexIsCurrent()) {
+    // Formulas spell events as the index does; normalize only the others.
+    auto it = index_.events.find(name);
+    if (it == index_.events.end()) it = index_.events.find(NormalizeEventName(name));
+    return it == index_.events.end() ? nullptr : &events[it->second];
+  }
   const std::string wanted = NormalizeEventName(name);
   for (const auto& e : events) {
     if (std::find(e.spellings.begin(), e.spellings.end(), wanted) != e.spellings.end()) return &e;
@@ -131,7 +162,9 @@ absl::Status AddFormulas(const json& list, const std::string& file, const std::s
       if (!e.ok()) return absl::InvalidArgumentError(where + ": " + std::string(e.status().message()));
       def.alternatives.push_back(*std::move(e));
     }
-    def.level = j.value("level", 0);
+    if (absl::Status level = json_fields::GetOptionalInteger(j, "level", 0, &def.level, where, 0, 16); !level.ok()) {
+      return level;
+    }
     if (j.contains("threshold")) def.threshold = j["threshold"].get<double>();
     if (j.contains("flagged_if")) {
       auto rule = Expression::Parse(j["flagged_if"].get<std::string>());
@@ -203,6 +236,11 @@ json FamilySection(const json& file, const json& uarch, const char* key) {
 }
 
 }  // namespace
+
+const MetricSet* DefinitionLibrary::Find(const std::string& uarch) const {
+  const auto it = checked_.find(uarch);
+  return it == checked_.end() ? nullptr : &it->second;
+}
 
 absl::StatusOr<MetricSet> DefinitionLibrary::ForUarch(const std::string& uarch) const {
   if (auto it = checked_.find(uarch); it != checked_.end()) return it->second;
@@ -290,6 +328,7 @@ absl::StatusOr<MetricSet> DefinitionLibrary::ForUarchUnchecked(const std::string
     return absl::NotFoundError(absl::StrFormat(
         "no definitions for microarchitecture \"%s\"; known: %s", uarch, list));
   }
+  set.IndexNames();
   if (auto s = CheckNames(set); !s.ok()) return s;
   return set;
 }
@@ -307,26 +346,49 @@ std::vector<std::string> DefinitionLibrary::Uarchs() const {
 
 namespace {
 
+// `v` as an int; anything else (a fraction, 1e30, a string) is no int.
+bool AsInt(const json& v, int* out) { return json_fields::ToInteger(v, "", out).ok(); }
+
+// Whether `v` (when present) is an int satisfying `test`; an entry of the
+// wrong type matches nothing, so a malformed table never matches by accident.
+template <typename Test>
+bool IntMatches(const json& cpu, const char* key, Test test) {
+  const auto it = cpu.find(key);
+  if (it == cpu.end()) return true;
+  int v = 0;
+  return AsInt(*it, &v) && test(v);
+}
+
 bool CpuMatches(const json& cpu, const std::string& vendor, int family, int model, int stepping) {
   if (!cpu.is_object() || !cpu.contains("vendor") || !cpu["vendor"].is_string() ||
       cpu["vendor"].get<std::string>() != vendor) {
     return false;
   }
-  if (cpu.contains("family") && cpu["family"].get<int>() != family) return false;
-  if (cpu.contains("part") && cpu["part"].get<int>() != model) return false;
+  if (!IntMatches(cpu, "family", [&](int v) { return v == family; })) return false;
+  if (!IntMatches(cpu, "part", [&](int v) { return v == model; })) return false;
+  if (!IntMatches(cpu, "stepping_min", [&](int v) { return stepping >= v; })) return false;
+  if (!IntMatches(cpu, "stepping_max", [&](int v) { return stepping <= v; })) return false;
   if (cpu.contains("models")) {
-    const auto models = cpu["models"].get<std::vector<int>>();
-    if (std::find(models.begin(), models.end(), model) == models.end()) return false;
+    const json& models = cpu["models"];
+    if (!models.is_array()) return false;
+    bool listed = false;
+    for (const json& m : models) {
+      int v = 0;
+      listed |= AsInt(m, &v) && v == model;
+    }
+    if (!listed) return false;
   }
   if (cpu.contains("model_ranges")) {
+    const json& ranges = cpu["model_ranges"];
+    if (!ranges.is_array()) return false;
     bool inside = false;
-    for (const json& range : cpu["model_ranges"]) {
-      inside |= model >= range[0].get<int>() && model <= range[1].get<int>();
+    for (const json& range : ranges) {
+      int lo = 0, hi = 0;
+      inside |= range.is_array() && range.size() == 2 && AsInt(range[0], &lo) && AsInt(range[1], &hi) &&
+                model >= lo && model <= hi;
     }
     if (!inside) return false;
   }
-  if (cpu.contains("stepping_min") && stepping < cpu["stepping_min"].get<int>()) return false;
-  if (cpu.contains("stepping_max") && stepping > cpu["stepping_max"].get<int>()) return false;
   return true;
 }
 

@@ -69,6 +69,26 @@ struct MetricSet {
   const FormulaDefinition* FindAuxiliary(const std::string& name) const;
   // The event a formula name refers to (any spelling), or null.
   const EventDefinition* FindEvent(const std::string& name) const;
+
+  // Indexes the names above for the Find functions (the loader calls it once
+  // the set is complete). Evaluating a tree looks names up per term, per
+  // region and per thread: a walk of ~400 events there was most of the cost
+  // of recomputing a perf case. Positions, not pointers, so copies stay valid;
+  // a set changed after indexing is walked instead.
+  void IndexNames();
+
+ private:
+  struct NameIndex {
+    absl::flat_hash_map<std::string, size_t> nodes;  // names and former names
+    absl::flat_hash_map<std::string, size_t> auxiliaries;
+    absl::flat_hash_map<std::string, size_t> events;  // every normalized spelling
+    size_t node_count = 0, auxiliary_count = 0, event_count = 0;
+  };
+  bool IndexIsCurrent() const {
+    return index_.node_count == nodes.size() && index_.auxiliary_count == auxiliaries.size() &&
+           index_.event_count == events.size() && (nodes.size() + auxiliaries.size() + events.size()) > 0;
+  }
+  NameIndex index_;
 };
 
 class DefinitionLibrary {
@@ -83,6 +103,11 @@ class DefinitionLibrary {
   static absl::StatusOr<DefinitionLibrary> LoadDirectory(const std::string& dir);
 
   absl::StatusOr<MetricSet> ForUarch(const std::string& uarch) const;
+
+  // The library's own set for `uarch` (valid while the library lives), or
+  // nullptr when no file defines it; ForUarch says why. No copy: analysis and
+  // encoding look sets up per region and per event.
+  const MetricSet* Find(const std::string& uarch) const;
   // Every uarch key some file defines, sorted.
   std::vector<std::string> Uarchs() const;
 
@@ -97,7 +122,7 @@ class DefinitionLibrary {
                                               std::string* current_file) const;
 
   // Each file is parsed once, at load; every uarch's set is built and checked
-  // then too, so ForUarch hands out a copy instead of building it again.
+  // then too, so ForUarch and Find never build one again.
   struct File {
     std::string name;
     std::shared_ptr<const nlohmann::json> json;

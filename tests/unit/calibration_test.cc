@@ -112,7 +112,11 @@ TEST(Calibration, AFieldOfTheWrongTypeIsAnErrorNotACrash) {
   ASSERT_NE(mkdtemp(dir), nullptr);
   const std::string path = std::string(dir) + "/calibration.json";
   for (const char* text : {R"({"triad_gbps": 40.0, "hostname": null})", R"({"triad_gbps": 40.0, "threads": "2"})",
-                           R"({"triad_gbps": 40.0, "runs": [{"gbps": "fast"}]})"}) {
+                           R"({"triad_gbps": 40.0, "runs": [{"gbps": "fast"}]})",
+                           // Numbers that are not ints where an int belongs: no conversion may see them.
+                           R"({"triad_gbps": 40.0, "threads": 1e30})", R"({"triad_gbps": 40.0, "threads": 2.5})",
+                           R"({"triad_gbps": 40.0, "array_bytes": -1})",
+                           R"({"triad_gbps": 40.0, "runs": [{"threads": 1e300}]})"}) {
     std::ofstream(path) << text;
     const auto loaded = LoadCalibration(path);
     ASSERT_FALSE(loaded.ok()) << text;

@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "runtime/analysis/event_names.h"
 #include "runtime/analysis/metric_evaluator.h"
@@ -84,9 +85,24 @@ TEST(Definitions, BadFilesAreRejectedWithPreciseErrors) {
   auto level_text = DefinitionLibrary::FromTexts(
       {{"bad.json", R"({"uarchs": {"x": {}}, "nodes": [{"name": "A", "formula": "1", "level": "two"}]})"}});
   ASSERT_FALSE(level_text.ok());
-  EXPECT_NE(level_text.status().message().find("definitions bad.json: a field has the wrong type"),
-            std::string::npos)
-      << level_text.status();
+  EXPECT_EQ(level_text.status().message(), "definitions bad.json: A.level: expected an integer, got string \"two\"");
+  // Found by the fuzzer: a number past int's range (or a fraction) where an
+  // integer belongs was converted with undefined behaviour.
+  for (const char* level : {"1e30", "2.5", "-1", "99"}) {
+    auto bad_level = DefinitionLibrary::FromTexts(
+        {{"bad.json", absl::StrFormat(R"({"uarchs": {"x": {}}, "nodes": [{"name": "A", "formula": "1", "level": %s}]})",
+                                      level)}});
+    ASSERT_FALSE(bad_level.ok()) << level;
+    EXPECT_NE(bad_level.status().message().find("definitions bad.json: A.level = "), std::string::npos)
+        << bad_level.status();
+    EXPECT_NE(bad_level.status().message().find("is not an integer from 0 to 16"), std::string::npos)
+        << bad_level.status();
+  }
+  auto fractional_counters = DefinitionLibrary::FromTexts(
+      {{"bad.json", R"({"uarchs": {"x": {"counters": {"general": 4.5}}}, "nodes": [{"name": "A", "formula": "1"}]})"}});
+  ASSERT_FALSE(fractional_counters.ok());
+  EXPECT_NE(fractional_counters.status().message().find("counters.general = 4.5 is not an integer"), std::string::npos)
+      << fractional_counters.status();
   auto not_json = DefinitionLibrary::FromTexts({{"bad.json", "{"}});
   ASSERT_FALSE(not_json.ok());
   EXPECT_EQ(not_json.status().message(), "definitions bad.json: not valid JSON");
@@ -94,6 +110,59 @@ TEST(Definitions, BadFilesAreRejectedWithPreciseErrors) {
       {{"bad.json", R"({"uarchs": {"x": {}}, "nodes": [{"name": "A", "formula": "1", "kind": "furlongs"}]})"}});
   ASSERT_FALSE(kind.ok());
   EXPECT_NE(kind.status().message().find("kind \"furlongs\""), std::string::npos);
+}
+
+// A CPU table entry whose numbers are not ints matches no CPU; it never
+// reaches a conversion (1e30 to int is undefined behaviour).
+TEST(Definitions, CpuTableEntriesThatAreNotIntsMatchNothing) {
+  auto library = DefinitionLibrary::FromTexts({{"cpus.json", R"({"uarchs": {
+      "good": {"cpus": [{"vendor": "GenuineIntel", "family": 6, "models": [85]}]},
+      "fraction": {"cpus": [{"vendor": "GenuineIntel", "family": 6.0, "models": [86]}]},
+      "huge": {"cpus": [{"vendor": "GenuineIntel", "family": 6, "models": [1e30, 87]}]},
+      "ranges": {"cpus": [{"vendor": "GenuineIntel", "family": 6, "model_ranges": [[-1e30, 2.5], [88, "x"], [89, 90]]}]}},
+      "nodes": [{"name": "A", "formula": "1"}]})"}});
+  ASSERT_TRUE(library.ok()) << library.status();
+  auto identify = [&](int model) {
+    auto uarch = library->Identify("GenuineIntel", 6, model, 0);
+    return uarch.ok() ? *uarch : std::string("none");
+  };
+  EXPECT_EQ(identify(85), "good");
+  EXPECT_EQ(identify(86), "none") << "6.0 is written as a fraction: not an int";
+  EXPECT_EQ(identify(87), "huge") << "the list's other entries still count";
+  EXPECT_EQ(identify(2), "none");
+  EXPECT_EQ(identify(88), "none");
+  EXPECT_EQ(identify(90), "ranges");
+}
+
+// The name index answers as the walk does: any spelling of an event, former
+// node names, copies of a set, and a set changed after it was indexed.
+TEST(Definitions, IndexedLookupsAnswerAsTheWalkDoes) {
+  auto library = DefinitionLibrary::Load();
+  ASSERT_TRUE(library.ok()) << library.status();
+  const MetricSet* skl = library->Find("skl");
+  ASSERT_NE(skl, nullptr);
+  EXPECT_EQ(library->Find("pentium4"), nullptr);
+  const EventDefinition* cycles = skl->FindEvent("cycles");
+  ASSERT_NE(cycles, nullptr);
+  EXPECT_EQ(skl->FindEvent("CPU_CLK_UNHALTED.THREAD"), cycles) << "one event, two spellings";
+  EXPECT_EQ(skl->FindEvent("cpu_clk_unhalted.thread"), cycles) << "normalized when not spelled as indexed";
+  EXPECT_EQ(skl->FindEvent("NO_SUCH_EVENT"), nullptr);
+  ASSERT_NE(skl->FindNode("Backend_Bound.Memory_Bound"), nullptr);
+  EXPECT_EQ(skl->FindNode("Backend_Bound.Memory_Bound")->level, 2);
+  EXPECT_EQ(skl->FindNode("Memory_Bound"), nullptr);
+
+  MetricSet copy = *skl;
+  ASSERT_NE(copy.FindNode("Frontend_Bound"), nullptr);
+  const FormulaDefinition* in_copy = copy.FindNode("Frontend_Bound");
+  EXPECT_TRUE(in_copy >= copy.nodes.data() && in_copy < copy.nodes.data() + copy.nodes.size())
+      << "a copy's answers point into the copy";
+  EXPECT_EQ(skl->FindNode("Clock_GHz"), skl->FindNode("Active_Clock_GHz")) << "former names";
+  ASSERT_NE(skl->FindNode("Clock_GHz"), nullptr);
+  FormulaDefinition added;
+  added.name = "Added_Later";
+  copy.nodes.push_back(added);
+  ASSERT_NE(copy.FindNode("Added_Later"), nullptr) << "a set changed after indexing is walked";
+  EXPECT_EQ(skl->FindNode("Added_Later"), nullptr);
 }
 
 // Adding a CPU is adding a file: no C++ changes.
