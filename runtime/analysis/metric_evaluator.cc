@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_format.h"
-#include "runtime/analysis/event_names.h"
+#include "runtime/uarch/event_names.h"
 
 namespace td {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "runtime/analysis/expression.h"
+#include "runtime/uarch/expression.h"
 #include "runtime/uarch/definitions.h"
 
 namespace td {

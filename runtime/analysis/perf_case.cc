@@ -15,7 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "runtime/base/json_fields.h"
-#include "runtime/analysis/event_names.h"
+#include "runtime/uarch/event_names.h"
 #include "runtime/analysis/metric_evaluator.h"
 #include "runtime/machine/machine_info.h"
 
@@ -131,13 +131,6 @@ MetricAnswer Answer(const PerfCase& c, const WantedMetric& wanted,
 }
 
 }  // namespace
-
-std::string UarchForPmu(const std::string& uarch, const std::string& pmu) {
-  if (uarch == "adl" || uarch == "adl_hybrid") {
-    return pmu == "cpu_atom" ? "adl_grt" : "adl_glc";
-  }
-  return uarch;
-}
 
 namespace {
 

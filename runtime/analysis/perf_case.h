@@ -53,9 +53,6 @@ struct MetricAnswer {
 
 absl::StatusOr<PerfCase> ParsePerfCase(const nlohmann::json& j);
 
-// The uarch whose definitions apply to counts of `pmu` ("adl": cpu_core ->
-// adl_glc, cpu_atom -> adl_grt).
-std::string UarchForPmu(const std::string& uarch, const std::string& pmu);
 
 // Evaluates each wanted metric with the counts of its own group, falling back
 // to a single copy elsewhere (same group and pmu, same group, same pmu,

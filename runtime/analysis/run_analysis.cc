@@ -4,10 +4,8 @@
 #include <functional>
 
 #include "absl/strings/str_format.h"
-#include "runtime/analysis/event_names.h"
-#include "runtime/report/byte_strings.h"
+#include "runtime/uarch/event_names.h"
 #include "runtime/analysis/perf_case.h"
-#include "runtime/report/software_metrics.h"
 
 namespace td {
 
@@ -196,105 +194,6 @@ RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
     analysis.exclusive.clear();
   }
   return analysis;
-}
-
-}  // namespace td
-
-namespace td {
-namespace {
-
-// Integers stay integers (counts, nanoseconds); not measured is null.
-nlohmann::json SoftwareValueJson(const SoftwareMetric& m) {
-  if (!m.value) return nullptr;
-  if (m.unit == SoftwareUnit::kCpus) return *m.value;
-  return SoftwareIntegerValue(*m.value);
-}
-
-// Calls, wall times and the software metrics, inclusive and exclusive: the
-// same totals the text report prints (threads summed, wall = longest thread).
-void AddMeasuredJson(const RunData& data, const Region& region, nlohmann::json* out) {
-  const RegionTotals totals = Totals(region, 0);
-  (*out)["calls"] = totals.calls;
-  (*out)["wall_inclusive_ns"] = totals.wall_inclusive_ns;
-  (*out)["wall_exclusive_ns"] = totals.wall_exclusive_ns;
-  const std::vector<SoftwareMetric> inclusive = RegionSoftwareMetrics(data, region, false);
-  const std::vector<SoftwareMetric> exclusive = RegionSoftwareMetrics(data, region, true);
-  nlohmann::json software = nlohmann::json::object();
-  for (size_t m = 0; m < inclusive.size(); ++m) {
-    nlohmann::json& entry = software[inclusive[m].key];
-    entry["inclusive"] = SoftwareValueJson(inclusive[m]);
-    // A ratio of two exclusive differences is noise, not a measurement: left out.
-    if (inclusive[m].unit != SoftwareUnit::kCpus) entry["exclusive"] = SoftwareValueJson(exclusive[m]);
-  }
-  (*out)["software"] = std::move(software);
-}
-
-}  // namespace
-
-nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysis) {
-  using nlohmann::json;
-  auto kind_name = [](NodeKind kind) {
-    switch (kind) {
-      case NodeKind::kSlotsFraction: return "fraction_of_slots";
-      case NodeKind::kCyclesFraction: return "fraction_of_cycles";
-      case NodeKind::kRatio: return "ratio";
-      case NodeKind::kCount: return "count";
-    }
-    return "?";
-  };
-  json out = {{"uarch", analysis.uarch},
-              {"available", analysis.HasTrees()},
-              {"unavailable_reason", analysis.unavailable},
-              {"peak_gbps", analysis.peak_gbps ? json(*analysis.peak_gbps) : json(nullptr)},
-              {"regions", json::array()}};
-  auto result_json = [&](const TopDownResult& r) {
-    json tree = json::array();
-    for (const TreeNode& n : r.tree) {
-      tree.push_back({{"name", n.name},
-                      {"parent", n.parent},
-                      {"level", n.level},
-                      {"kind", kind_name(n.kind)},
-                      {"value", n.value ? json(*n.value) : json(nullptr)},
-                      {"no_samples", n.no_samples},
-                      {"threshold", n.threshold ? json(*n.threshold) : json(nullptr)},
-                      {"flagged", n.flagged},
-                      {"critical", n.critical},
-                      {"not_measured_because", n.why_not}});
-    }
-    json metrics = json::object();
-    for (const Metric& m : r.metrics) {
-      metrics[m.name] = m.value;
-      // Former names too, for readers of older output (docs/analysis.md).
-      for (const std::string& old : m.former_names) {
-        if (!metrics.contains(old)) metrics[old] = m.value;
-      }
-    }
-    json diagnoses = json::array();
-    for (const Diagnosis& d : r.diagnoses) {
-      diagnoses.push_back({{"id", d.id}, {"title", d.title}, {"evidence", d.evidence}, {"advice", d.advice}});
-    }
-    return json{{"tree", tree}, {"metrics", metrics}, {"diagnoses", diagnoses}, {"notes", r.notes}};
-  };
-  // Every region has an entry with what was measured, tree or not; the
-  // trees are null when there is none (no hardware counts).
-  for (size_t i = 0; i < data.regions.size(); ++i) {
-    json region = {{"path", data.regions[i].path}, {"threads", data.regions[i].threads.size()}};
-    AddMeasuredJson(data, data.regions[i], &region);
-    const bool has_tree = analysis.HasTrees() && i < analysis.regions.size();
-    region["inclusive"] = has_tree ? result_json(analysis.regions[i]) : json(nullptr);
-    const bool has_exclusive = has_tree && i < analysis.exclusive.size() && !analysis.exclusive[i].tree.empty();
-    region["exclusive"] = has_exclusive ? result_json(analysis.exclusive[i]) : json(nullptr);
-    out["regions"].push_back(std::move(region));
-  }
-  if (!analysis.core_type.empty()) {
-    out["core_type"] = analysis.core_type;
-    out["other_core_types"] = json::array();
-    for (const RunAnalysis& other : analysis.other_core_types) {
-      out["other_core_types"].push_back(RunAnalysisToJson(data, other));
-    }
-  }
-  MakeJsonStringsValid(&out);  // paths and notes may carry a program's bytes: never a throwing dump
-  return out;
 }
 
 }  // namespace td

@@ -7,7 +7,7 @@
 
 #include "nlohmann/json.hpp"
 #include "runtime/analysis/topdown_tree.h"
-#include "runtime/report/run_data.h"
+#include "runtime/model/run_data.h"
 #include "runtime/uarch/definitions.h"
 
 namespace td {
@@ -34,12 +34,6 @@ struct RunAnalysis {
 RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
                        const std::string& uarch_override,
                        std::optional<double> peak_gbps = std::nullopt);
-
-// The analysis as JSON (td report --json): one entry per region with its
-// calls, wall times and software metrics (task-clock, cpu_utilization, page
-// faults, …), and the tree with values (null when not measured), flags,
-// critical path, metrics, diagnoses, notes — the trees null without hardware counts.
-nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysis);
 
 // A region's count of each recorded event, summed over threads, each
 // thread's count scaled by its group's time_enabled / time_running.

@@ -1,6 +1,6 @@
 // The C entry points. Markers stay tiny: the common case is one state check,
 // one thread-local load, one cached id load and the thread's own bookkeeping.
-#include "runtime/core/diagnostics.h"
+#include "runtime/base/diagnostics.h"
 #include "runtime/core/runtime.h"
 #include "td/td.h"
 

@@ -15,7 +15,7 @@
 #include "runtime/counters/backend.h"
 #include "runtime/regions/region_registry.h"
 #include "runtime/regions/thread_state.h"
-#include "runtime/report/run_data.h"
+#include "runtime/model/run_data.h"
 #include "runtime/report/trace_export.h"
 
 namespace td {

@@ -11,9 +11,9 @@
 #include "runtime/analysis/run_analysis.h"
 #include "runtime/core/runtime.h"
 #include "runtime/machine/bandwidth_calibration.h"
-#include "runtime/report/byte_strings.h"
-#include "runtime/report/json_report.h"
-#include "runtime/report/output_files.h"
+#include "runtime/base/byte_strings.h"
+#include "runtime/model/run_file.h"
+#include "runtime/base/output_files.h"
 #include "runtime/report/text_report.h"
 #include "runtime/report/trace_export.h"
 

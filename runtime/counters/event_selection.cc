@@ -11,7 +11,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "runtime/analysis/perf_case.h"
 #include "runtime/counters/event_spec.h"
 #include "runtime/counters/perf_event_backend.h"
 #include "runtime/machine/kernel_files.h"

@@ -21,9 +21,9 @@
 #include "nlohmann/json.hpp"
 #include "runtime/base/json_fields.h"
 #include "runtime/base/status_macros.h"
-#include "runtime/report/byte_strings.h"
+#include "runtime/base/byte_strings.h"
 #include "runtime/machine/kernel_files.h"
-#include "runtime/report/output_files.h"
+#include "runtime/base/output_files.h"
 
 namespace td {
 namespace {

@@ -2,8 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "runtime/core/diagnostics.h"
-#include "runtime/report/byte_strings.h"
+#include "runtime/base/diagnostics.h"
+#include "runtime/base/byte_strings.h"
 
 namespace td {
 namespace {

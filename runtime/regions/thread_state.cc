@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "absl/strings/str_format.h"
-#include "runtime/core/diagnostics.h"
+#include "runtime/base/diagnostics.h"
 
 namespace td {
 namespace {

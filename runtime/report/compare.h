@@ -12,7 +12,7 @@
 
 #include "runtime/analysis/run_analysis.h"
 #include "runtime/analysis/topdown_tree.h"
-#include "runtime/report/run_data.h"
+#include "runtime/model/run_data.h"
 #include "runtime/report/software_metrics.h"
 
 namespace td {

@@ -5,7 +5,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "runtime/analysis/run_analysis.h"
-#include "runtime/report/byte_strings.h"
+#include "runtime/base/byte_strings.h"
 
 namespace td {
 namespace {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "runtime/report/run_data.h"
+#include "runtime/model/run_data.h"
 #include "runtime/report/text_report.h"
 
 namespace td {

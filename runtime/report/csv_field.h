@@ -9,7 +9,7 @@
 #include <string>
 
 #include "absl/strings/numbers.h"
-#include "runtime/report/byte_strings.h"
+#include "runtime/base/byte_strings.h"
 
 namespace td {
 

@@ -7,7 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "runtime/report/byte_strings.h"
+#include "runtime/base/byte_strings.h"
 #include "runtime/report/csv_field.h"
 #include "runtime/report/software_metrics.h"
 #include "runtime/report/text_report.h"

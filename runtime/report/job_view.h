@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 #include "runtime/analysis/run_analysis.h"
-#include "runtime/report/run_data.h"
+#include "runtime/model/run_data.h"
 
 namespace td {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "runtime/report/run_data.h"
+#include "runtime/model/run_data.h"
 
 namespace td {
 

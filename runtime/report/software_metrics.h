@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/report/run_data.h"
+#include "runtime/model/run_data.h"
 
 namespace td {
 

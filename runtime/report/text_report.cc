@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "runtime/report/byte_strings.h"
+#include "runtime/base/byte_strings.h"
 #include "runtime/report/counter_text.h"
 #include "runtime/report/software_metrics.h"
 #include "runtime/report/topdown_text.h"

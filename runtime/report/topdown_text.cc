@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "runtime/report/byte_strings.h"
+#include "runtime/base/byte_strings.h"
 #include "runtime/report/explanations.h"
 #include "runtime/report/software_metrics.h"
 #include "runtime/report/text_report.h"

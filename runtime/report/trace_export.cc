@@ -1,6 +1,6 @@
 #include "runtime/report/trace_export.h"
 
-#include "runtime/report/byte_strings.h"
+#include "runtime/base/byte_strings.h"
 
 namespace td {
 

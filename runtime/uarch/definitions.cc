@@ -11,7 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
-#include "runtime/analysis/event_names.h"
+#include "runtime/uarch/event_names.h"
 #include "runtime/base/json_fields.h"
 
 namespace td {
@@ -236,6 +236,13 @@ json FamilySection(const json& file, const json& uarch, const char* key) {
 }
 
 }  // namespace
+
+std::string UarchForPmu(const std::string& uarch, const std::string& pmu) {
+  if (uarch == "adl" || uarch == "adl_hybrid") {
+    return pmu == "cpu_atom" ? "adl_grt" : "adl_glc";
+  }
+  return uarch;
+}
 
 const MetricSet* DefinitionLibrary::Find(const std::string& uarch) const {
   const auto it = checked_.find(uarch);

@@ -13,7 +13,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "nlohmann/json_fwd.hpp"
-#include "runtime/analysis/expression.h"
+#include "runtime/uarch/expression.h"
 #include "runtime/uarch/counter_model.h"
 #include "runtime/uarch/memory_model.h"
 
@@ -130,6 +130,10 @@ class DefinitionLibrary {
   std::vector<File> files_;
   absl::flat_hash_map<std::string, MetricSet> checked_;
 };
+
+// The uarch whose definitions apply to counts of `pmu` ("adl": cpu_core ->
+// adl_glc, cpu_atom -> adl_grt).
+std::string UarchForPmu(const std::string& uarch, const std::string& pmu);
 
 // The definition files compiled into the library.
 const std::vector<std::pair<std::string, std::string>>& EmbeddedDefinitionFiles();

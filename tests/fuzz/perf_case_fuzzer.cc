@@ -8,7 +8,7 @@
 #include <string>
 
 #include "runtime/analysis/perf_case.h"
-#include "runtime/report/json_file.h"
+#include "runtime/base/json_file.h"
 #include "runtime/uarch/definitions.h"
 #include "tests/fuzz/fuzz_library.h"
 

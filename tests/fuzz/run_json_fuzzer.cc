@@ -10,9 +10,10 @@
 #include <string>
 
 #include "runtime/analysis/run_analysis.h"
-#include "runtime/report/byte_strings.h"
-#include "runtime/report/json_file.h"
-#include "runtime/report/json_report.h"
+#include "runtime/report/analysis_json.h"
+#include "runtime/base/byte_strings.h"
+#include "runtime/base/json_file.h"
+#include "runtime/model/run_file.h"
 #include "runtime/report/text_report.h"
 #include "runtime/uarch/definitions.h"
 #include "tests/fuzz/fuzz_library.h"

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "runtime/report/json_report.h"
+#include "runtime/model/run_file.h"
 #include "tests/scenarios/run_scenario.h"
 
 namespace td::testing {

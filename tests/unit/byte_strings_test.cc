@@ -16,13 +16,13 @@
 
 #include "gtest/gtest.h"
 #include "runtime/counters/perf_event_backend.h"
-#include "runtime/report/byte_strings.h"
+#include "runtime/base/byte_strings.h"
 #include "runtime/report/compare.h"
 #include "runtime/report/csv_field.h"
 #include "runtime/report/csv_report.h"
 #include "runtime/report/html_report.h"
-#include "runtime/report/json_report.h"
-#include "runtime/report/output_files.h"
+#include "runtime/model/run_file.h"
+#include "runtime/base/output_files.h"
 #include "runtime/report/text_report.h"
 
 namespace td {

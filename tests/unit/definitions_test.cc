@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
-#include "runtime/analysis/event_names.h"
+#include "runtime/uarch/event_names.h"
 #include "runtime/analysis/metric_evaluator.h"
 #include "tests/unit/map_lookup.h"
 

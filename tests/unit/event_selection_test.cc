@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 #include "runtime/counters/perf_event_backend.h"
 #include "runtime/report/counter_text.h"
-#include "runtime/report/json_report.h"
+#include "runtime/model/run_file.h"
 
 namespace td {
 namespace {

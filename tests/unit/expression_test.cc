@@ -1,4 +1,4 @@
-#include "runtime/analysis/expression.h"
+#include "runtime/uarch/expression.h"
 
 #include <map>
 

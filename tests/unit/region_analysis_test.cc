@@ -4,8 +4,9 @@
 
 #include "gtest/gtest.h"
 #include "runtime/analysis/run_analysis.h"
+#include "runtime/report/analysis_json.h"
 #include "runtime/report/html_report.h"
-#include "runtime/report/json_report.h"
+#include "runtime/model/run_file.h"
 #include "runtime/report/text_report.h"
 #include "runtime/report/topdown_text.h"
 

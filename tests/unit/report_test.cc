@@ -12,9 +12,9 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/report/explanations.h"
 #include "runtime/report/html_report.h"
-#include "runtime/report/json_report.h"
+#include "runtime/model/run_file.h"
 #include "runtime/uarch/definitions.h"
-#include "runtime/report/output_files.h"
+#include "runtime/base/output_files.h"
 #include "runtime/report/text_report.h"
 
 namespace td {

@@ -11,6 +11,7 @@
 
 #include "gtest/gtest.h"
 #include "runtime/analysis/run_analysis.h"
+#include "runtime/report/analysis_json.h"
 #include "runtime/counters/papi_backend.h"
 #include "runtime/counters/perf_event_backend.h"
 #include "runtime/report/compare.h"

@@ -4,9 +4,9 @@
 #include <memory>
 
 #include "gtest/gtest.h"
-#include "runtime/core/diagnostics.h"
+#include "runtime/base/diagnostics.h"
 #include "runtime/counters/perf_event_backend.h"
-#include "runtime/regions/merge_threads.h"
+#include "runtime/model/merge_threads.h"
 
 namespace td {
 namespace {

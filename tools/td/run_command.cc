@@ -20,10 +20,10 @@
 #include "runtime/core/config.h"
 #include "runtime/counters/availability.h"
 #include "runtime/counters/event_selection.h"
-#include "runtime/report/byte_strings.h"
-#include "runtime/report/json_report.h"
+#include "runtime/base/byte_strings.h"
+#include "runtime/model/run_file.h"
 #include "runtime/report/merge_passes.h"
-#include "runtime/report/output_files.h"
+#include "runtime/base/output_files.h"
 #include "runtime/report/text_report.h"
 
 namespace td {

@@ -1,12 +1,12 @@
 // Folds every thread's call-path tree into RunData regions, matched by path.
-#ifndef TD_RUNTIME_REGIONS_MERGE_THREADS_H_
-#define TD_RUNTIME_REGIONS_MERGE_THREADS_H_
+#ifndef TD_RUNTIME_MODEL_MERGE_THREADS_H_
+#define TD_RUNTIME_MODEL_MERGE_THREADS_H_
 
 #include <string>
 #include <vector>
 
 #include "runtime/regions/thread_state.h"
-#include "runtime/report/run_data.h"
+#include "runtime/model/run_data.h"
 
 namespace td {
 
@@ -18,4 +18,4 @@ void MergeThreads(const std::vector<const ThreadState*>& threads,
 
 }  // namespace td
 
-#endif  // TD_RUNTIME_REGIONS_MERGE_THREADS_H_
+#endif  // TD_RUNTIME_MODEL_MERGE_THREADS_H_

@@ -1,4 +1,4 @@
-#include "runtime/analysis/event_names.h"
+#include "runtime/uarch/event_names.h"
 
 #include <algorithm>
 #include <cctype>

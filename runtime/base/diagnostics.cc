@@ -1,4 +1,4 @@
-#include "runtime/core/diagnostics.h"
+#include "runtime/base/diagnostics.h"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <mutex>
 
 #include "absl/strings/str_format.h"
-#include "runtime/report/byte_strings.h"
+#include "runtime/base/byte_strings.h"
 
 namespace td {
 namespace {

@@ -1,4 +1,4 @@
-#include "runtime/report/json_file.h"
+#include "runtime/base/json_file.h"
 
 #include <algorithm>
 #include <cerrno>

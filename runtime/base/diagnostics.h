@@ -1,7 +1,7 @@
 // Problems found while running (bad markers, bad settings, failed opens).
 // Each is printed once to stderr when it happens and kept for the JSON.
-#ifndef TD_RUNTIME_CORE_DIAGNOSTICS_H_
-#define TD_RUNTIME_CORE_DIAGNOSTICS_H_
+#ifndef TD_RUNTIME_BASE_DIAGNOSTICS_H_
+#define TD_RUNTIME_BASE_DIAGNOSTICS_H_
 
 #include <string>
 #include <vector>
@@ -30,4 +30,4 @@ const char* SeverityName(Severity severity);
 
 }  // namespace td
 
-#endif  // TD_RUNTIME_CORE_DIAGNOSTICS_H_
+#endif  // TD_RUNTIME_BASE_DIAGNOSTICS_H_

@@ -1,4 +1,4 @@
-#include "runtime/report/run_data.h"
+#include "runtime/model/run_data.h"
 
 #include <algorithm>
 

@@ -15,8 +15,8 @@
 // d_ratio(a, b), and optional(x) — x, or 0 when x needs something not measured.
 // Division by zero yields 0, as perf's d_ratio does; 0 / 0 also marks the
 // value "no samples" (perf: NaN), and so does arithmetic on such a value.
-#ifndef TD_RUNTIME_ANALYSIS_EXPRESSION_H_
-#define TD_RUNTIME_ANALYSIS_EXPRESSION_H_
+#ifndef TD_RUNTIME_UARCH_EXPRESSION_H_
+#define TD_RUNTIME_UARCH_EXPRESSION_H_
 
 #include <functional>
 #include <memory>
@@ -66,4 +66,4 @@ class Expression {
 
 }  // namespace td
 
-#endif  // TD_RUNTIME_ANALYSIS_EXPRESSION_H_
+#endif  // TD_RUNTIME_UARCH_EXPRESSION_H_

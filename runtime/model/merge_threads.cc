@@ -1,7 +1,7 @@
-#include "runtime/regions/merge_threads.h"
+#include "runtime/model/merge_threads.h"
 
 #include "absl/container/flat_hash_map.h"
-#include "runtime/report/byte_strings.h"
+#include "runtime/base/byte_strings.h"
 
 namespace td {
 namespace {

@@ -1,4 +1,4 @@
-#include "runtime/report/output_files.h"
+#include "runtime/base/output_files.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 // Writing report files without clobbering through symlinks or leaving
 // half-written files behind.
-#ifndef TD_RUNTIME_REPORT_OUTPUT_FILES_H_
-#define TD_RUNTIME_REPORT_OUTPUT_FILES_H_
+#ifndef TD_RUNTIME_BASE_OUTPUT_FILES_H_
+#define TD_RUNTIME_BASE_OUTPUT_FILES_H_
 
 #include <string>
 
@@ -50,4 +50,4 @@ std::string RankFileStem(const std::string& program, const std::string& job, int
 
 }  // namespace td
 
-#endif  // TD_RUNTIME_REPORT_OUTPUT_FILES_H_
+#endif  // TD_RUNTIME_BASE_OUTPUT_FILES_H_

@@ -1,12 +1,12 @@
 // RunData <-> the td JSON file (schema in docs/json-schema.md).
-#ifndef TD_RUNTIME_REPORT_JSON_REPORT_H_
-#define TD_RUNTIME_REPORT_JSON_REPORT_H_
+#ifndef TD_RUNTIME_MODEL_RUN_FILE_H_
+#define TD_RUNTIME_MODEL_RUN_FILE_H_
 
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
-#include "runtime/report/run_data.h"
+#include "runtime/model/run_data.h"
 
 namespace td {
 
@@ -21,4 +21,4 @@ absl::StatusOr<RunData> ReadRunFile(const std::string& path);
 
 }  // namespace td
 
-#endif  // TD_RUNTIME_REPORT_JSON_REPORT_H_
+#endif  // TD_RUNTIME_MODEL_RUN_FILE_H_

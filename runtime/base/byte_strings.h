@@ -13,8 +13,8 @@
 //    as \xHH, so region paths ("outer/inner") stay unique and printable.
 //  * Printable: for people (text, CSV, HTML): invalid bytes and control
 //    characters as \xHH, everything else (backslashes too) as is.
-#ifndef TD_RUNTIME_REPORT_BYTE_STRINGS_H_
-#define TD_RUNTIME_REPORT_BYTE_STRINGS_H_
+#ifndef TD_RUNTIME_BASE_BYTE_STRINGS_H_
+#define TD_RUNTIME_BASE_BYTE_STRINGS_H_
 
 #include <string>
 #include <string_view>
@@ -49,4 +49,4 @@ std::string DumpJson(const nlohmann::json& value, int indent = -1);
 
 }  // namespace td
 
-#endif  // TD_RUNTIME_REPORT_BYTE_STRINGS_H_
+#endif  // TD_RUNTIME_BASE_BYTE_STRINGS_H_

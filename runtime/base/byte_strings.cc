@@ -1,4 +1,4 @@
-#include "runtime/report/byte_strings.h"
+#include "runtime/base/byte_strings.h"
 
 #include <cstdint>
 

@@ -1,7 +1,7 @@
 // Reading a recorded run back: every field's type and range, and the
 // cross-references between regions, threads and groups (docs/json-schema.md,
 // "What the reader checks"). One error line per bad file, never an exception.
-#include "runtime/report/json_report.h"
+#include "runtime/model/run_file.h"
 
 #include <cmath>
 #include <cstdint>
@@ -15,8 +15,8 @@
 #include "absl/strings/str_format.h"
 #include "runtime/base/json_fields.h"
 #include "runtime/base/status_macros.h"
-#include "runtime/report/byte_strings.h"
-#include "runtime/report/json_file.h"
+#include "runtime/base/byte_strings.h"
+#include "runtime/base/json_file.h"
 
 namespace td {
 

@@ -1,14 +1,14 @@
 // One run's results, merged across threads by region path: what every report
 // and the JSON file are made from, and what the JSON file reads back into.
-#ifndef TD_RUNTIME_REPORT_RUN_DATA_H_
-#define TD_RUNTIME_REPORT_RUN_DATA_H_
+#ifndef TD_RUNTIME_MODEL_RUN_DATA_H_
+#define TD_RUNTIME_MODEL_RUN_DATA_H_
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "runtime/core/diagnostics.h"
+#include "runtime/base/diagnostics.h"
 #include "runtime/counters/backend.h"
 #include "runtime/machine/machine_info.h"
 
@@ -110,4 +110,4 @@ RegionTotals Totals(const Region& region, size_t num_events);
 
 }  // namespace td
 
-#endif  // TD_RUNTIME_REPORT_RUN_DATA_H_
+#endif  // TD_RUNTIME_MODEL_RUN_DATA_H_

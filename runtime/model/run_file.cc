@@ -1,5 +1,5 @@
-// Writing a recorded run as JSON (docs/json-schema.md); json_report_reader.cc reads it back.
-#include "runtime/report/json_report.h"
+// Writing a recorded run as JSON (docs/json-schema.md); run_file_reader.cc reads it back.
+#include "runtime/model/run_file.h"
 
 #include <cmath>
 #include <cstdint>
@@ -11,8 +11,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
-#include "runtime/report/byte_strings.h"
-#include "runtime/report/json_file.h"
+#include "runtime/base/byte_strings.h"
+#include "runtime/base/json_file.h"
 
 namespace td {
 

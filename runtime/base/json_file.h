@@ -1,8 +1,8 @@
 // Reading the files td is given (recordings, case files, perf output) with
 // errors a user can act on: the system's reason when a file cannot be read,
 // the line and column when its JSON is malformed.
-#ifndef TD_RUNTIME_REPORT_JSON_FILE_H_
-#define TD_RUNTIME_REPORT_JSON_FILE_H_
+#ifndef TD_RUNTIME_BASE_JSON_FILE_H_
+#define TD_RUNTIME_BASE_JSON_FILE_H_
 
 #include <string>
 
@@ -24,4 +24,4 @@ absl::StatusOr<nlohmann::json> ReadJsonFile(const std::string& path);
 
 }  // namespace td
 
-#endif  // TD_RUNTIME_REPORT_JSON_FILE_H_
+#endif  // TD_RUNTIME_BASE_JSON_FILE_H_

@@ -1,6 +1,6 @@
 // One spelling per event, whichever tool printed it.
-#ifndef TD_RUNTIME_ANALYSIS_EVENT_NAMES_H_
-#define TD_RUNTIME_ANALYSIS_EVENT_NAMES_H_
+#ifndef TD_RUNTIME_UARCH_EVENT_NAMES_H_
+#define TD_RUNTIME_UARCH_EVENT_NAMES_H_
 
 #include <string>
 #include <string_view>
@@ -16,4 +16,4 @@ std::string NormalizeEventName(std::string_view printed);
 
 }  // namespace td
 
-#endif  // TD_RUNTIME_ANALYSIS_EVENT_NAMES_H_
+#endif  // TD_RUNTIME_UARCH_EVENT_NAMES_H_
