@@ -8,12 +8,11 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
-#include "runtime/analysis/run_analysis.h"
 #include "runtime/core/runtime.h"
-#include "runtime/machine/bandwidth_calibration.h"
 #include "runtime/base/byte_strings.h"
 #include "runtime/model/run_file.h"
 #include "runtime/base/output_files.h"
+#include "runtime/report/report_pipeline.h"
 #include "runtime/report/text_report.h"
 #include "runtime/report/trace_export.h"
 
@@ -84,24 +83,13 @@ void Runtime::WriteTextReport(const RunData& data) {
   if (target == "none" || !PrintsReports(config_)) return;
   // Top-Down trees need hardware counts; without them the header line
   // already says why, and no tree is drawn.
-  std::string text;
-  const bool hardware = std::any_of(data.layout.events.begin(), data.layout.events.end(),
-                                    [](const EventInfo& e) { return e.hardware; });
-  auto library = hardware ? DefinitionLibrary::Load(config_.metrics_dir)
-                          : absl::StatusOr<DefinitionLibrary>(absl::UnavailableError(""));
-  if (library.ok()) {
-    const RunAnalysis analysis =
-        AnalyzeRun(data, *library, config_.uarch, CachedPeakGbps(data.machine, config_.calibration_file));
-    TextReportOptions options;
-    const bool to_terminal = (target.empty() || target == "stderr" || target == "-") && isatty(2);
-    options.color = to_terminal && !config_.no_color;
-    text = FormatTextReport(data, &analysis, options);
-  } else {
-    if (hardware) {
-      std::fprintf(stderr, "td: error: %s\n", std::string(library.status().message()).c_str());
-    }
-    text = FormatTextReport(data);
-  }
+  ReportPipeline pipeline({config_.metrics_dir, config_.uarch, config_.calibration_file});
+  TextReportOptions options;
+  const bool to_terminal = (target.empty() || target == "stderr" || target == "-") && isatty(2);
+  options.color = to_terminal && !config_.no_color;
+  std::string problem;
+  const std::string text = pipeline.Text(data, options, &problem);
+  if (!problem.empty()) std::fprintf(stderr, "td: error: %s\n", problem.c_str());
   if (target.empty() || target == "stderr" || target == "-") {
     std::fputs(text.c_str(), stderr);
   } else if (target == "stdout") {

@@ -33,6 +33,7 @@
 #include "runtime/base/json_file.h"
 #include "runtime/model/run_file.h"
 #include "runtime/base/output_files.h"
+#include "runtime/report/report_pipeline.h"
 #include "runtime/report/text_report.h"
 #include "runtime/report/topdown_text.h"
 #include "runtime/uarch/definitions.h"
@@ -65,6 +66,12 @@ const td::Config& Environment() {
 
 absl::StatusOr<td::DefinitionLibrary> LoadDefinitions() {
   return td::DefinitionLibrary::Load(Environment().metrics_dir);
+}
+
+// The report pipeline with td's settings; a --uarch flag wins over TD_UARCH.
+td::ReportPipeline Pipeline(const std::string& uarch_flag = "") {
+  return td::ReportPipeline({Environment().metrics_dir, uarch_flag.empty() ? Environment().uarch : uarch_flag,
+                             Environment().calibration_file});
 }
 
 int PrintAnswers(const td::PerfCase& c, const td::DefinitionLibrary& library) {
@@ -114,9 +121,7 @@ int Compare(const Command& self, const Args& args) {
   if (files.empty() || (!regions.empty() && files.size() != 1) || (regions.empty() && files.size() < 2)) {
     return WrongOperands(self, "two or more runs, or one run and --regions r1,r2,…");
   }
-  auto library = LoadDefinitions();
-  if (!library.ok()) return Fail(std::string(library.status().message()));
-  const std::string& env_uarch = Environment().uarch;
+  td::ReportPipeline pipeline = Pipeline();
   std::vector<td::RunData> runs;
   std::vector<td::RunAnalysis> analyses;
   runs.reserve(files.size());
@@ -125,8 +130,9 @@ int Compare(const Command& self, const Args& args) {
     auto run = td::ReadRunFile(file);
     if (!run.ok()) return Fail(std::string(run.status().message()));
     runs.push_back(*std::move(run));
-    analyses.push_back(td::AnalyzeRun(runs.back(), *library, env_uarch,
-                                      td::CachedPeakGbps(runs.back().machine, Environment().calibration_file)));
+    auto analysis = pipeline.Analyze(runs.back());
+    if (!analysis.ok()) return Fail(std::string(analysis.status().message()));
+    analyses.push_back(*std::move(analysis));
   }
   // A region by path, else by name when the name is unique.
   auto find = [](const td::RunData& run, const std::string& wanted) -> int {
@@ -368,17 +374,16 @@ Args RunFilesIn(const std::string& dir) {
 
 // Several files: the ranks of one MPI job, side by side (docs/hpc.md).
 int ReportJob(const Args& files, std::string uarch, bool as_json, bool as_csv) {
-  if (uarch.empty()) uarch = Environment().uarch;
-  auto library = LoadDefinitions();
-  if (!library.ok()) return Fail(library.status().message());
+  td::ReportPipeline pipeline = Pipeline(uarch);
   std::vector<td::RunData> runs;
   std::vector<td::RunAnalysis> analyses;
   for (const std::string& file : files) {
     auto run = td::ReadRunFile(file);
     if (!run.ok()) return Fail(run.status().message());
     runs.push_back(*std::move(run));
-    analyses.push_back(
-        td::AnalyzeRun(runs.back(), *library, uarch, td::CachedPeakGbps(runs.back().machine, Environment().calibration_file)));
+    auto analysis = pipeline.Analyze(runs.back());
+    if (!analysis.ok()) return Fail(analysis.status().message());
+    analyses.push_back(*std::move(analysis));
   }
   const auto view = td::BuildJobView(runs, files, analyses);
   if (!view.ok()) return Fail(view.status().message());
@@ -431,12 +436,11 @@ int Report(const Command& self, const Args& args) {
   if (!level.empty() && (!absl::SimpleAtoi(level, &options.max_level) || options.max_level < 1)) {
     return Misuse("--level takes a number from 1 (Level 1) upwards, not \"" + level + "\"");
   }
-  if (uarch.empty()) uarch = Environment().uarch;
   auto run = td::ReadRunFile(files[0]);
   if (!run.ok()) return Fail(run.status().message());
-  auto library = LoadDefinitions();
-  if (!library.ok()) return Fail(library.status().message());
-  const td::RunAnalysis analysis = td::AnalyzeRun(*run, *library, uarch, td::CachedPeakGbps(run->machine, Environment().calibration_file));
+  auto analyzed = Pipeline(uarch).Analyze(*run);
+  if (!analyzed.ok()) return Fail(analyzed.status().message());
+  const td::RunAnalysis& analysis = *analyzed;
   if (!html_path.empty()) {
     const absl::Status written = td::WriteFileAtomically(html_path, td::FormatHtmlReport(*run, analysis, plot));
     if (!written.ok()) return Fail(written.message());

@@ -24,6 +24,7 @@
 #include "runtime/model/run_file.h"
 #include "runtime/report/merge_passes.h"
 #include "runtime/base/output_files.h"
+#include "runtime/report/report_pipeline.h"
 #include "runtime/report/text_report.h"
 
 namespace td {
@@ -264,8 +265,16 @@ int RunCommand(const cli::Command& self, const cli::Args& args) {
   } else if (auto s = WriteFileAtomically(out_path, json); !s.ok()) {  // the file the user named
     return Fail(std::string(s.message()));
   }
-  std::fprintf(stderr, "td run: wrote %s (td report %s for the trees)\n", out_path.c_str(), out_path.c_str());
-  std::fputs(FormatTextReport(merged->run).c_str(), stdout);
+  std::fprintf(stderr, "td run: wrote %s (td report %s --html for a page)\n", out_path.c_str(), out_path.c_str());
+  // The same report `td report` prints: with the Top-Down trees when the run
+  // has hardware counts.
+  std::vector<std::string> errors;
+  const Config config = ReadConfigFromEnvironment(&errors);
+  ReportPipeline pipeline({config.metrics_dir, config.uarch, config.calibration_file});
+  std::string problem;
+  const std::string text = pipeline.Text(merged->run, TextReportOptions{}, &problem);
+  if (!problem.empty()) std::fprintf(stderr, "td run: %s\n", problem.c_str());
+  std::fputs(text.c_str(), stdout);
   return 0;
 }
 

@@ -1,0 +1,36 @@
+#include "runtime/report/report_pipeline.h"
+
+#include <algorithm>
+
+#include "runtime/machine/bandwidth_calibration.h"
+
+namespace td {
+
+absl::StatusOr<const DefinitionLibrary*> ReportPipeline::Definitions() {
+  if (!library_) library_ = DefinitionLibrary::Load(settings_.metrics_dir);
+  if (!library_->ok()) return library_->status();
+  return &**library_;
+}
+
+absl::StatusOr<RunAnalysis> ReportPipeline::Analyze(const RunData& run) {
+  absl::StatusOr<const DefinitionLibrary*> library = Definitions();
+  if (!library.ok()) return library.status();
+  return AnalyzeRun(run, **library, settings_.uarch, CachedPeakGbps(run.machine, settings_.calibration_file));
+}
+
+std::string ReportPipeline::Text(const RunData& run, const TextReportOptions& options, std::string* problem) {
+  if (!HasHardwareCounts(run)) return FormatTextReport(run, nullptr, options);
+  absl::StatusOr<RunAnalysis> analysis = Analyze(run);
+  if (!analysis.ok()) {
+    *problem = std::string(analysis.status().message());
+    return FormatTextReport(run, nullptr, options);
+  }
+  return FormatTextReport(run, &*analysis, options);
+}
+
+bool HasHardwareCounts(const RunData& run) {
+  return std::any_of(run.layout.events.begin(), run.layout.events.end(),
+                     [](const EventInfo& e) { return e.hardware; });
+}
+
+}  // namespace td
