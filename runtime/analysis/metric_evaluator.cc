@@ -11,17 +11,49 @@ MetricEvaluator::MetricEvaluator(const MetricSet& set, CountLookup lookup,
                                  EvaluationOptions options)
     : set_(set), lookup_(std::move(lookup)), options_(options) {}
 
+namespace {
+
+void AddOnce(const std::string& text, std::vector<std::string>* list) {
+  if (std::find(list->begin(), list->end(), text) == list->end()) list->push_back(text);
+}
+
+// A finished term's trail joins the trail of the name that used it.
+void Join(const MetricEvaluator::Trail& term, MetricEvaluator::Trail* user) {
+  for (const std::string& n : term.notes) AddOnce(n, &user->notes);
+  for (const std::string& e : term.errors) user->errors.push_back(e);
+}
+
+}  // namespace
+
 void MetricEvaluator::Note(std::string note) {
-  if (std::find(notes_.begin(), notes_.end(), note) == notes_.end()) notes_.push_back(std::move(note));
+  if (!frames_.empty()) AddOnce(note, &frames_.back().notes);
+  AddOnce(note, &notes_);
+}
+
+void MetricEvaluator::Error(std::string error) {
+  if (!frames_.empty()) frames_.back().errors.push_back(error);
+  errors_.push_back(std::move(error));
+}
+
+Value MetricEvaluator::Evaluate(const std::string& name, Trail* trail) {
+  frames_.emplace_back();
+  const Value v = Evaluate(name);
+  *trail = std::move(frames_.back());
+  frames_.pop_back();
+  return v;
 }
 
 Value MetricEvaluator::Evaluate(const std::string& name) {
-  if (auto it = memo_.find(name); it != memo_.end()) return it->second;
+  if (auto it = memo_.find(name); it != memo_.end()) {
+    if (!frames_.empty()) Join(it->second.trail, &frames_.back());
+    return it->second.value;
+  }
   if (std::find(in_progress_.begin(), in_progress_.end(), name) != in_progress_.end()) {
-    errors_.push_back("formula cycle through " + name);
+    Error("formula cycle through " + name);
     return Value::Missing(name);
   }
   in_progress_.push_back(name);
+  frames_.emplace_back();
   Value v;
   if (const FormulaDefinition* node = set_.FindNode(name)) {
     v = EvaluateDefinition(*node);
@@ -35,7 +67,10 @@ Value MetricEvaluator::Evaluate(const std::string& name) {
     v = EvaluateEvent(name);
   }
   in_progress_.pop_back();
-  memo_[name] = v;
+  Trail trail = std::move(frames_.back());
+  frames_.pop_back();
+  if (!frames_.empty()) Join(trail, &frames_.back());
+  memo_[name] = Memoized{v, std::move(trail)};
   return v;
 }
 
@@ -48,7 +83,7 @@ Value MetricEvaluator::EvaluateEvent(const std::string& name) {
   }
   std::string error;
   const std::optional<double> count = lookup_(spellings, &error);
-  if (!error.empty()) errors_.push_back(error);
+  if (!error.empty()) Error(error);
   return count ? Value::Of(*count) : Value::Missing(name);
 }
 

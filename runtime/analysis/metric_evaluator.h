@@ -34,21 +34,36 @@ class MetricEvaluator {
   // A node, auxiliary, constant or event by name; memoised.
   Value Evaluate(const std::string& name);
 
-  // What happened along the way: dropped correction terms, chosen
-  // alternatives other than the first, lookup errors.
+  // What evaluating one name met along the way — its terms' notes and errors
+  // included, also those of terms an earlier evaluation left in the memo —
+  // so that many metrics can share one evaluator and still each get their own.
+  struct Trail {
+    std::vector<std::string> notes;
+    std::vector<std::string> errors;
+  };
+  Value Evaluate(const std::string& name, Trail* trail);
+
+  // What happened along the way, over every evaluation: dropped correction
+  // terms, chosen alternatives other than the first, lookup errors.
   const std::vector<std::string>& notes() const { return notes_; }
   const std::vector<std::string>& errors() const { return errors_; }
 
  private:
+  struct Memoized {
+    Value value;
+    Trail trail;
+  };
   Value EvaluateDefinition(const FormulaDefinition& def);
   Value EvaluateEvent(const std::string& name);
   void Note(std::string note);
+  void Error(std::string error);
 
   const MetricSet& set_;
   CountLookup lookup_;
   EvaluationOptions options_;
-  absl::flat_hash_map<std::string, Value> memo_;
+  absl::flat_hash_map<std::string, Memoized> memo_;
   std::vector<std::string> in_progress_;
+  std::vector<Trail> frames_;  // one per name being evaluated, innermost last
   std::vector<std::string> notes_;
   std::vector<std::string> errors_;
 };

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -77,33 +78,66 @@ class GroupedCounts {
   std::string pmu_;
 };
 
-MetricAnswer Answer(const PerfCase& c, const WantedMetric& wanted,
-                    const DefinitionLibrary& library) {
+// One evaluator per (group, pmu) a case's metrics read their counts from:
+// metrics of the same group share their terms' values (a whole tree is
+// evaluated once, not once per node), and each still gets its own notes.
+class CaseEvaluators {
+ public:
+  CaseEvaluators(const PerfCase& c, const DefinitionLibrary& library) : case_(c), library_(library) {
+    options_.use_optional_terms = FamilyUsesCorrections(c.formula_family);
+    if (c.smt) options_.constants["SMT_on"] = *c.smt ? 1 : 0;
+    if (c.cpu_revision) options_.constants["CPU_Revision"] = *c.cpu_revision;
+    if (c.sockets) options_.constants["Sockets"] = *c.sockets;
+  }
+
+  // The evaluator for `wanted`'s counts and CPU, or null with *why_not said.
+  MetricEvaluator* For(const WantedMetric& wanted, const MetricSet** set, std::string* why_not) {
+    const std::string uarch = UarchForPmu(case_.uarch, wanted.pmu);
+    *set = library_.Find(uarch);
+    if (*set == nullptr) {
+      *why_not = std::string(library_.ForUarch(uarch).status().message());
+      return nullptr;
+    }
+    std::unique_ptr<Entry>& entry = entries_[{wanted.group, wanted.pmu}];
+    if (!entry) entry = std::make_unique<Entry>(case_, wanted, **set, options_);
+    return &entry->evaluator;
+  }
+
+ private:
+  struct Entry {
+    Entry(const PerfCase& c, const WantedMetric& wanted, const MetricSet& set, const EvaluationOptions& options)
+        : counts(c.counts, wanted.group, wanted.pmu),
+          evaluator(set, [this](const std::vector<std::string>& s, std::string* e) { return counts.Find(s, e); },
+                    options) {}
+    GroupedCounts counts;
+    MetricEvaluator evaluator;
+  };
+  const PerfCase& case_;
+  const DefinitionLibrary& library_;
+  EvaluationOptions options_;
+  std::map<std::pair<int, std::string>, std::unique_ptr<Entry>> entries_;
+};
+
+MetricAnswer Answer(const WantedMetric& wanted, CaseEvaluators* evaluators) {
   MetricAnswer answer;
   answer.wanted = wanted;
-  const std::string uarch = UarchForPmu(c.uarch, wanted.pmu);
-  const MetricSet* set = library.Find(uarch);
-  if (set == nullptr) {
-    answer.why_not = std::string(library.ForUarch(uarch).status().message());
-    return answer;
-  }
-  GroupedCounts counts(c.counts, wanted.group, wanted.pmu);
-  EvaluationOptions options;
-  options.use_optional_terms = FamilyUsesCorrections(c.formula_family);
-  if (c.smt) options.constants["SMT_on"] = *c.smt ? 1 : 0;
-  if (c.cpu_revision) options.constants["CPU_Revision"] = *c.cpu_revision;
-  if (c.sockets) options.constants["Sockets"] = *c.sockets;
-  MetricEvaluator evaluator(*set, [&counts](const std::vector<std::string>& s, std::string* e) {
-    return counts.Find(s, e);
-  }, options);
+  const MetricSet* set = nullptr;
+  MetricEvaluator* found = evaluators->For(wanted, &set, &answer.why_not);
+  if (found == nullptr) return answer;
+  MetricEvaluator& evaluator = *found;
+  const std::string uarch = set->uarch;
 
   std::string metric = wanted.metric;
   Value v;
+  MetricEvaluator::Trail trail;
   if (metric.rfind(kRatePrefix, 0) == 0 && metric.back() == ']') {
     // perf's "/sec" column: the count over task-clock seconds.
     const std::string event = metric.substr(sizeof(kRatePrefix) - 1, metric.size() - sizeof(kRatePrefix));
-    const Value count = evaluator.Evaluate(event);
-    const Value task_clock_ms = evaluator.Evaluate("task-clock");
+    const Value count = evaluator.Evaluate(event, &trail);
+    MetricEvaluator::Trail clock_trail;
+    const Value task_clock_ms = evaluator.Evaluate("task-clock", &clock_trail);
+    trail.notes.insert(trail.notes.end(), clock_trail.notes.begin(), clock_trail.notes.end());
+    trail.errors.insert(trail.errors.end(), clock_trail.errors.begin(), clock_trail.errors.end());
     if (!count.measured) {
       v = count;
     } else if (!task_clock_ms.measured) {
@@ -115,11 +149,11 @@ MetricAnswer Answer(const PerfCase& c, const WantedMetric& wanted,
     answer.why_not = absl::StrFormat("no node \"%s\" for %s", metric, uarch);
     return answer;
   } else {
-    v = evaluator.Evaluate(metric);
+    v = evaluator.Evaluate(metric, &trail);
   }
-  answer.notes = evaluator.notes();
-  if (!evaluator.errors().empty()) {
-    answer.why_not = evaluator.errors().front();
+  answer.notes = std::move(trail.notes);
+  if (!trail.errors.empty()) {
+    answer.why_not = trail.errors.front();
     return answer;
   }
   if (!v.measured) {
@@ -272,7 +306,8 @@ absl::StatusOr<std::vector<MetricAnswer>> Recompute(const PerfCase& c,
     }
   }
   std::vector<MetricAnswer> answers;
-  for (const WantedMetric& w : wanted) answers.push_back(Answer(c, w, library));
+  CaseEvaluators evaluators(c, library);
+  for (const WantedMetric& w : wanted) answers.push_back(Answer(w, &evaluators));
   return answers;
 }
 

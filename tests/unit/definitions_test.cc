@@ -283,5 +283,31 @@ TEST(MetricEvaluator, AlternativesAndCorrectionTermsAreNoted) {
   EXPECT_FALSE(be.measured) << "not measured, never 0";
 }
 
+// Metrics sharing one evaluator each get the notes and errors of their own
+// terms, those the memo answers included: the same as a fresh evaluator.
+TEST(MetricEvaluator, EachEvaluationKeepsItsOwnTrail) {
+  auto library = DefinitionLibrary::Load();
+  ASSERT_TRUE(library.ok());
+  const MetricSet* icl = library->Find("icl");
+  ASSERT_NE(icl, nullptr);
+  const std::map<std::string, double> counts = {{"idq_uops_not_delivered.core", 250}, {"slots", 1000}};
+  MetricEvaluator shared(*icl, MapLookup(counts));
+  MetricEvaluator::Trail first, again, other;
+  EXPECT_DOUBLE_EQ(shared.Evaluate("Frontend_Bound", &first).number, 0.25);
+  EXPECT_DOUBLE_EQ(shared.Evaluate("Frontend_Bound", &again).number, 0.25) << "from the memo";
+  EXPECT_EQ(again.notes, first.notes) << "a memoised value brings its notes along";
+  ASSERT_EQ(first.notes.size(), 2u);
+  shared.Evaluate("Backend_Bound", &other);
+  for (const std::string& note : other.notes) {
+    EXPECT_EQ(std::find(first.notes.begin(), first.notes.end(), note), first.notes.end())
+        << "another metric's note leaked in: " << note;
+  }
+  MetricEvaluator fresh(*icl, MapLookup(counts));
+  MetricEvaluator::Trail alone;
+  fresh.Evaluate("Backend_Bound", &alone);
+  EXPECT_EQ(other.notes, alone.notes);
+  EXPECT_EQ(other.errors, alone.errors);
+}
+
 }  // namespace
 }  // namespace td
