@@ -122,6 +122,8 @@ Config ReadConfig(const EnvLookup& env, std::vector<std::string>* errors) {
   ReadBool(env, "TD_SIGNALS", &config.signals, errors);
   ReadCount(env, "TD_TRACE_MEMORY", 1, size_t{1} << 20, "MiB for all threads' traces together",
             &config.trace_memory_mb, errors);
+  ReadCount(env, "TD_REPORT_REGIONS", 0, size_t{1} << 40, "a number of regions (0: all)", &config.report_regions,
+            errors);
   if (const char* raw = env("TD_UARCH")) config.uarch = raw;
   if (const char* raw = env("TD_METRICS_DIR")) config.metrics_dir = raw;
   if (const char* raw = env("NO_COLOR")) config.no_color = *raw != '\0';
@@ -255,6 +257,10 @@ const std::vector<Setting>& Settings() {
        "`replay:FILE` measures nothing and, at exit, reports the recorded run FILE through the same analysis (a "
        "run recorded on a machine with a PMU, re-analysed anywhere)"},
       {"TD_QUIET", "boolean", "0", "no notices on stderr (warnings and errors still print)"},
+      {"TD_REPORT_REGIONS", "a number; `0` = all", "30",
+       "the text report shows this many regions, those with the longest inclusive wall time and what contains "
+       "them, and one line for the rest (also `td report`; `td report --all` shows every region); per-thread rows "
+       "only up to 8 threads when folded ([A long report, folded](#a-long-report-folded))"},
       {"TD_TRACE", "boolean", "0",
        "also record a timeline: every begin and end with the thread's counter values, written to "
        "`td-<program>-<pid>.trace.json` (Chrome trace format; open in Perfetto or chrome://tracing)"},

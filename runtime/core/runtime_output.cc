@@ -85,6 +85,7 @@ void Runtime::WriteTextReport(const RunData& data) {
   // already says why, and no tree is drawn.
   ReportPipeline pipeline({config_.metrics_dir, config_.uarch, config_.calibration_file});
   TextReportOptions options;
+  options.max_regions = config_.report_regions;
   const bool to_terminal = (target.empty() || target == "stderr" || target == "-") && isatty(2);
   options.color = to_terminal && !config_.no_color;
   std::string problem;

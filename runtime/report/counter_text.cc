@@ -32,8 +32,9 @@ std::string FormatCounterSection(const RunData& data, const TextReportOptions& o
       "\ncounters (scaled by time enabled / time running; coverage = share of the region's time "
       "the group was counted):\n";
   const auto instructions = data.EventIndex("instructions");
+  const std::vector<bool> shown_regions = ShownRegions(data, options);
   for (size_t r = 0; r < data.regions.size(); ++r) {
-    if (!RegionSelected(data, r, options.region)) continue;
+    if (!shown_regions[r]) continue;
     const Region& region = data.regions[r];
     absl::StrAppendFormat(&out, "  %s\n", Printable(region.path));
     for (size_t g : shown) {

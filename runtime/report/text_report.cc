@@ -117,7 +117,8 @@ constexpr size_t kMaxIndentLevels = 32;
 
 // Rows for `root` and its subtree, depth first. A loop with an explicit
 // stack: a recording can nest regions deeper than the call stack.
-void AddRegionRows(const RunData& data, int root, bool last_root, bool per_thread, TableWriter* table) {
+void AddRegionRows(const RunData& data, const std::vector<bool>& shown, int root, bool last_root, bool per_thread,
+                   TableWriter* table) {
   struct Pending {
     int index;
     std::string prefix;
@@ -166,13 +167,16 @@ void AddRegionRows(const RunData& data, int root, bool last_root, bool per_threa
     }
     // Only children that name this region as parent, so the walk stays in
     // the array and ends; pushed last first so they come out in order.
-    for (size_t c = region.children.size(); c-- > 0;) {
-      const int child = region.children[c];
+    std::vector<int> children;
+    for (const int child : region.children) {
       if (child < 0 || static_cast<size_t>(child) >= data.regions.size() ||
-          data.regions[static_cast<size_t>(child)].parent != node.index) {
+          data.regions[static_cast<size_t>(child)].parent != node.index || !shown[static_cast<size_t>(child)]) {
         continue;
       }
-      pending.push_back({child, child_prefix, c + 1 == region.children.size(), false, node.depth + 1});
+      children.push_back(child);
+    }
+    for (size_t c = children.size(); c-- > 0;) {
+      pending.push_back({children[c], child_prefix, c + 1 == children.size(), false, node.depth + 1});
     }
   }
 }
@@ -185,6 +189,33 @@ bool RegionSelected(const RunData& data, size_t index, const std::string& filter
     if (data.regions[r].path == filter || data.regions[r].name == filter) return true;
   }
   return false;
+}
+
+std::vector<bool> ShownRegions(const RunData& data, const TextReportOptions& options) {
+  const size_t n = data.regions.size();
+  std::vector<bool> shown(n);
+  std::vector<size_t> selected;
+  for (size_t r = 0; r < n; ++r) {
+    shown[r] = RegionSelected(data, r, options.region);
+    if (shown[r]) selected.push_back(r);
+  }
+  if (options.max_regions == 0 || selected.size() <= options.max_regions) return shown;
+  std::vector<int64_t> wall(n, 0);
+  for (const size_t r : selected) wall[r] = Totals(data.regions[r], 0).wall_inclusive_ns;
+  // Longest first; ties in recording order, so the choice is the same every time.
+  std::stable_sort(selected.begin(), selected.end(), [&wall](size_t a, size_t b) { return wall[a] > wall[b]; });
+  std::fill(shown.begin(), shown.end(), false);
+  for (size_t k = 0; k < options.max_regions; ++k) {
+    // The region and what contains it; a parent index that does not lead
+    // upwards ends the climb (the reader checks this, a hand-made run may not).
+    size_t steps = 0;
+    for (int r = static_cast<int>(selected[k]); r >= 0 && static_cast<size_t>(r) < n && steps <= n; ++steps) {
+      if (!RegionSelected(data, static_cast<size_t>(r), options.region) || shown[static_cast<size_t>(r)]) break;
+      shown[static_cast<size_t>(r)] = true;
+      r = data.regions[static_cast<size_t>(r)].parent;
+    }
+  }
+  return shown;
 }
 
 std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
@@ -216,22 +247,41 @@ std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
     return out;
   }
   TableWriter table(data);
+  const std::vector<bool> shown = ShownRegions(data, options);
   // Roots: top-level regions, or the regions the filter names.
   std::vector<int> roots;
+  size_t selected = 0;
+  int64_t longest_hidden_ns = 0;
   for (size_t r = 0; r < data.regions.size(); ++r) {
     const int parent = data.regions[r].parent;
-    const bool selected = RegionSelected(data, r, options.region);
-    const bool parent_selected = parent >= 0 && RegionSelected(data, parent, options.region);
-    if (selected && !parent_selected) roots.push_back(static_cast<int>(r));
+    const bool in_filter = RegionSelected(data, r, options.region);
+    const bool parent_in_filter = parent >= 0 && RegionSelected(data, parent, options.region);
+    selected += in_filter;
+    if (in_filter && !shown[r]) {
+      longest_hidden_ns = std::max(longest_hidden_ns, Totals(data.regions[r], 0).wall_inclusive_ns);
+    }
+    if (shown[r] && !parent_in_filter) roots.push_back(static_cast<int>(r));
   }
   if (roots.empty()) {
     absl::StrAppendFormat(&out, "no region matches \"%s\"\n", Printable(options.region));
     return out;
   }
+  const bool folded = options.max_regions != 0;
+  const bool thread_rows = options.per_thread && (!folded || data.threads.size() <= kFoldedThreadRows);
   for (size_t i = 0; i < roots.size(); ++i) {
-    AddRegionRows(data, roots[i], i + 1 == roots.size(), options.per_thread, &table);
+    AddRegionRows(data, shown, roots[i], i + 1 == roots.size(), thread_rows, &table);
   }
   out += table.Render();
+  const size_t shown_count = static_cast<size_t>(std::count(shown.begin(), shown.end(), true));
+  if (shown_count < selected) {
+    absl::StrAppendFormat(&out, "… %s more regions, none longer than %s inclusive: `td report --all` on the JSON "
+                                "shows every region (TD_REPORT_REGIONS sets how many are shown here)\n",
+                          WithThousands(selected - shown_count), HumanDuration(longest_hidden_ns));
+  }
+  if (options.per_thread && !thread_rows && data.threads.size() > 1) {
+    absl::StrAppendFormat(&out, "per-thread rows of the %d threads left out: `td report --all --threads` shows them\n",
+                          data.threads.size());
+  }
   out += FormatCounterSection(data, options);
   if (analysis != nullptr) out += FormatTopDownSection(data, *analysis, options);
   if (data.threads.size() > 1) {

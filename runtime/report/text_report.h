@@ -15,10 +15,22 @@ struct TextReportOptions {
   std::string region;     // only this region (path or unique name) and what it contains
   bool per_thread = true; // a row per thread under each region (when more than one)
   bool color = false;     // ANSI colour: flagged values red, the flagged path bold
+  // Folding for people: 0 shows every region; N shows the N regions with the
+  // longest inclusive wall time (and the regions containing them), one line
+  // for the rest, and per-thread rows only up to kFoldedThreadRows threads.
+  size_t max_regions = 0;
 };
+
+// Per-thread rows are left out of a folded report beyond this many threads.
+inline constexpr size_t kFoldedThreadRows = 8;
 
 // Whether a region passes the --region filter: its path or name, or inside it.
 bool RegionSelected(const RunData& data, size_t index, const std::string& filter);
+
+// Which regions a report shows: those the filter selects, folded to
+// options.max_regions (the longest by inclusive wall time, with the regions
+// that contain them so the tree stays whole).
+std::vector<bool> ShownRegions(const RunData& data, const TextReportOptions& options);
 
 // `analysis` adds the Top-Down section; null leaves it out.
 std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis = nullptr,

@@ -196,12 +196,15 @@ std::string FormatTopDownSection(const RunData& data, const RunAnalysis& analysi
                         "F S R B = Frontend, Bad Speculation, Retiring, Backend\n",
                         analysis.uarch, cores);
   size_t width = 6;
-  for (const Region& r : data.regions) width = std::max(width, r.path.size());
+  const std::vector<bool> shown = ShownRegions(data, options);
+  for (size_t i = 0; i < data.regions.size(); ++i) {
+    if (shown[i]) width = std::max(width, data.regions[i].path.size());
+  }
   out += absl::StrFormat("%-*s", static_cast<int>(width), "region");
   for (const Category& c : kLevelOne) out += absl::StrFormat("  %9s", c.label);
   out += "  IPC\n";
   for (size_t i = 0; i < data.regions.size() && i < analysis.regions.size(); ++i) {
-    if (!RegionSelected(data, i, options.region)) continue;
+    if (!shown[i]) continue;
     // Paths are printable as td builds them; one read from a file may not be.
     const std::string path = Printable(data.regions[i].path);
     AppendRegion(path, analysis.regions[i], analysis, width, options, &out);

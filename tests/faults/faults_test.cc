@@ -118,7 +118,8 @@ TEST(Faults, LongjmpLeavesRegionsOpenUntilAnEnclosingEndClosesThem) {
 // square of the depth (10,000 levels: 298 MB): 3,000 levels keep the test
 // quick, and the records and reports are walked without recursion either way.
 TEST(Faults, ThreeThousandNestedRegionsAreRecordedAndReported) {
-  const ScenarioRun run = RunFault("deep", {"TD_OUTPUT=stderr", "FAULT_REGIONS=3000"});
+  // Unfolded, so the text report walks every level.
+  const ScenarioRun run = RunFault("deep", {"TD_OUTPUT=stderr", "FAULT_REGIONS=3000", "TD_REPORT_REGIONS=0"});
   ASSERT_EQ(run.exit_code, kExitCode) << run.err.substr(0, 2000);
   ASSERT_EQ(run.reports.size(), 1u);
   const auto& regions = run.reports.front().at("regions");
@@ -131,6 +132,17 @@ TEST(Faults, ThreeThousandNestedRegionsAreRecordedAndReported) {
   EXPECT_EQ(SumOverThreads(*deepest, "calls"), 1);
   EXPECT_EQ(Count(deepest->at("path").get<std::string>(), "/"), 2999u);
   EXPECT_NE(run.err.find("d2999"), std::string::npos) << "the text report reaches the deepest region";
+}
+
+// The default report is folded: the 30 longest regions (here the outermost
+// levels, each containing the rest) and one line for the other 2,970.
+TEST(Faults, ADeepRecordingsReportIsFoldedByDefault) {
+  const ScenarioRun run = RunFault("deep", {"TD_OUTPUT=stderr", "FAULT_REGIONS=3000"});
+  ASSERT_EQ(run.exit_code, kExitCode) << run.err.substr(0, 2000);
+  EXPECT_NE(run.err.find("d29 "), std::string::npos) << run.err.substr(0, 4000);
+  EXPECT_EQ(run.err.find("d30 "), std::string::npos) << "the 31st level is folded away";
+  EXPECT_NE(run.err.find("… 2,970 more regions, none longer than "), std::string::npos) << run.err.substr(0, 4000);
+  EXPECT_EQ(run.reports.front().at("regions").size(), 3000u) << "the JSON keeps every region";
 }
 
 TEST(Faults, TenThousandSiblingsAreRecordedOnceEach) {

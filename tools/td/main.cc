@@ -406,10 +406,12 @@ int Report(const Command& self, const Args& args) {
   bool explain = false;
   bool no_color = false;
   bool per_thread = false;
+  bool all_regions = false;
   std::string region;
   std::string level;
   Args files;
   const auto done = Flags(self)
+                        .Switch("--all", &all_regions)
                         .Value("--uarch", &uarch)
                         .Switch("--json", &as_json)
                         .Switch("--csv", &as_csv)
@@ -424,7 +426,7 @@ int Report(const Command& self, const Args& args) {
   if (done) return *done;
   if (files.size() == 1 && std::filesystem::is_directory(files[0])) files = RunFilesIn(files[0]);
   if (files.size() > 1) {
-    if (!html_path.empty() || explain || per_thread || !region.empty() || !level.empty()) {
+    if (!html_path.empty() || explain || per_thread || all_regions || !region.empty() || !level.empty()) {
       return Misuse("with several files (the ranks of one job) td report takes --json, --csv and --uarch only");
     }
     return ReportJob(files, uarch, as_json, as_csv);
@@ -433,6 +435,7 @@ int Report(const Command& self, const Args& args) {
   td::TextReportOptions options;
   options.per_thread = per_thread;
   options.region = region;
+  options.max_regions = all_regions ? 0 : Environment().report_regions;
   if (!level.empty() && (!absl::SimpleAtoi(level, &options.max_level) || options.max_level < 1)) {
     return Misuse("--level takes a number from 1 (Level 1) upwards, not \"" + level + "\"");
   }
@@ -479,7 +482,7 @@ const std::vector<Command> kCommands = {
      Run},
     {"report",
      "report RUN.json [--uarch KEY] [--json | --csv | --html OUT.html] [--explain]\n"
-     "report RUN.json [--level N] [--region NAME] [--threads] [--no-color] [--plot METRIC]\n"
+     "report RUN.json [--level N] [--region NAME] [--all] [--threads] [--no-color] [--plot METRIC]\n"
      "report RANK.json RANK.json… | DIR [--uarch KEY] [--json | --csv]",
      "the report of a recorded td run, with its Top-Down trees; or of an MPI job's ranks",
      "Analyses a recording of a td run (td-PROGRAM-PID.json) and prints its report.\n"
@@ -497,7 +500,9 @@ const std::vector<Command> kCommands = {
      "  --explain        after the report, what each flagged node means and what to try\n"
      "  --level N        show the flagged path down to Level N (1 upwards)\n"
      "  --region NAME    only this region (path or unique name) and what it contains\n"
-     "  --threads        a row per thread under each region\n"
+     "  --all            every region; otherwise the TD_REPORT_REGIONS (30) longest by\n"
+     "                   inclusive wall time, what contains them, and one line for the rest\n"
+     "  --threads        a row per thread under each region (up to 8 threads unless --all)\n"
      "  --no-color       no ANSI colour (also NO_COLOR=1, or when stdout is not a terminal)",
      Report},
     {"compare",

@@ -1,0 +1,99 @@
+// The text report's folding (TextReportOptions::max_regions): which regions
+// it keeps, the line for the rest, and the per-thread rows of many threads.
+#include "runtime/report/text_report.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/str_format.h"
+#include "gtest/gtest.h"
+
+namespace td {
+namespace {
+
+// main (900 ms) holds 40 leaves; leaf k runs (k + 1) ms, so the ten longest
+// regions are main and leaves 39 … 31. Each of `threads` threads ran every
+// region once.
+RunData Wide(size_t threads) {
+  RunData data;
+  data.program = {"app", 7, {"./app"}, 0, 1'000'000'000};
+  data.backend = "none";
+  for (size_t t = 0; t < threads; ++t)
+    data.threads.push_back({static_cast<uint32_t>(t), 100 + static_cast<int>(t), false, false, ""});
+  Region main_region;
+  main_region.name = main_region.path = main_region.base_name = "main";
+  for (size_t t = 0; t < threads; ++t)
+    main_region.threads.push_back({static_cast<uint32_t>(t), 1, 0, 0, 0, 900'000'000, 80'000'000, {}, {}});
+  data.regions.push_back(main_region);
+  for (int k = 0; k < 40; ++k) {
+    Region leaf;
+    leaf.name = leaf.base_name = absl::StrFormat("leaf%02d", k);
+    leaf.path = "main/" + leaf.name;
+    leaf.parent = 0;
+    const int64_t ns = (k + 1) * 1'000'000;
+    for (size_t t = 0; t < threads; ++t) leaf.threads.push_back({static_cast<uint32_t>(t), 1, 0, 0, 0, ns, ns, {}, {}});
+    data.regions[0].children.push_back(static_cast<int>(data.regions.size()));
+    data.regions.push_back(leaf);
+  }
+  return data;
+}
+
+bool Contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+
+TEST(TextReportFolding, KeepsTheLongestRegionsAndWhatContainsThem) {
+  const RunData data = Wide(1);
+  TextReportOptions options;
+  options.max_regions = 10;
+  const std::vector<bool> shown = ShownRegions(data, options);
+  EXPECT_TRUE(shown[0]) << "main is the longest";
+  for (int k = 0; k < 40; ++k) EXPECT_EQ(shown[1 + k], k >= 31) << "leaf" << k;
+  const std::string text = FormatTextReport(data, nullptr, options);
+  EXPECT_TRUE(Contains(text, "leaf39")) << text;
+  EXPECT_TRUE(Contains(text, "leaf31")) << text;
+  EXPECT_FALSE(Contains(text, "leaf30")) << text;
+  EXPECT_TRUE(Contains(text, "… 31 more regions, none longer than 31.00 ms inclusive")) << text;
+}
+
+TEST(TextReportFolding, ARegionFarDownBringsItsAncestors) {
+  RunData data = Wide(1);
+  // leaf00 gets a child longer than everything but main.
+  Region deep;
+  deep.name = deep.base_name = "deep";
+  deep.path = "main/leaf00/deep";
+  deep.parent = 1;
+  deep.threads.push_back({0, 1, 0, 0, 0, 500'000'000, 500'000'000, {}, {}});
+  data.regions[1].children.push_back(static_cast<int>(data.regions.size()));
+  data.regions.push_back(deep);
+  TextReportOptions options;
+  options.max_regions = 2;
+  const std::vector<bool> shown = ShownRegions(data, options);
+  EXPECT_TRUE(shown[0]);
+  EXPECT_TRUE(shown[1]) << "leaf00 contains deep";
+  EXPECT_TRUE(shown[41]);
+  EXPECT_EQ(std::count(shown.begin(), shown.end(), true), 3);
+}
+
+TEST(TextReportFolding, ZeroAndSmallRunsShowEverything) {
+  const RunData data = Wide(1);
+  TextReportOptions options;
+  const std::vector<bool> all = ShownRegions(data, options);
+  EXPECT_EQ(std::count(all.begin(), all.end(), true), 41);
+  options.max_regions = 41;
+  EXPECT_FALSE(Contains(FormatTextReport(data, nullptr, options), "more regions")) << "nothing to fold";
+}
+
+TEST(TextReportFolding, ManyThreadsLoseTheirRowsOnlyWhenFolded) {
+  const RunData data = Wide(12);
+  TextReportOptions options;
+  options.max_regions = 5;
+  const std::string folded = FormatTextReport(data, nullptr, options);
+  EXPECT_FALSE(Contains(folded, "· thread 11")) << folded;
+  EXPECT_TRUE(Contains(folded, "per-thread rows of the 12 threads left out")) << folded;
+  options.max_regions = 0;
+  const std::string full = FormatTextReport(data, nullptr, options);
+  EXPECT_TRUE(Contains(full, "· thread 11"));
+  EXPECT_FALSE(Contains(full, "left out"));
+}
+
+}  // namespace
+}  // namespace td
