@@ -58,8 +58,7 @@ void Runtime::WriteTrace(const RunData& data, const std::vector<ThreadTrace>& tr
 void Runtime::WriteReports(const RunData& data) {
   if (config_.write_json) {
     const std::string stem = RunFileStem(data);
-    std::string body = DumpJson(RunToJson(data), 1);
-    if (!body.empty()) body += "\n";
+    const std::string body = RunFileText(data);
     absl::StatusOr<std::string> path = WriteRunFile(config_.json_dir, stem, ".json", body);
     if (!path.ok() && !body.empty()) {
       const std::string& fallback_dir = config_.tmpdir;

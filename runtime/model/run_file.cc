@@ -89,9 +89,63 @@ json ThreadPartToJson(const RegionOnThread& t, const CounterLayout& layout) {
   return j;
 }
 
+json RegionToJson(const RunData& data, size_t r) {
+  const Region& region = data.regions[r];
+  json parts = json::array();
+  for (const RegionOnThread& t : region.threads) parts.push_back(ThreadPartToJson(t, data.layout));
+  return {{"index", r},
+          {"name", Text(region.name)},
+          {"base_name", Text(region.base_name)},
+          {"parameter", region.parameter ? json(*region.parameter) : json(nullptr)},
+          {"path", PathText(region.path)},
+          {"parent", region.parent},
+          {"children", region.children},
+          {"threads", std::move(parts)}};
+}
+
+json RunWithoutRegionsToJson(const RunData& data);
+
 }  // namespace
 
 json RunToJson(const RunData& data) {
+  json j = RunWithoutRegionsToJson(data);
+  j["regions"] = json::array();
+  for (size_t r = 0; r < data.regions.size(); ++r) j["regions"].push_back(RegionToJson(data, r));
+  return j;
+}
+
+std::string RunFileText(const RunData& data) {
+  try {
+    // The document without its regions, then each region dumped on its own
+    // and indented to where nlohmann would have put it (two levels deep).
+    json head = RunWithoutRegionsToJson(data);
+    head["regions"] = json::array();
+    std::string text = DumpJson(head, 1);
+    static constexpr std::string_view kEmpty = "\n \"regions\": []";
+    const size_t at = text.find(kEmpty);
+    if (text.empty() || at == std::string::npos) return "";
+    if (data.regions.empty()) return text + "\n";
+    std::string regions = "\n \"regions\": [";
+    for (size_t r = 0; r < data.regions.size(); ++r) {
+      const std::string one = DumpJson(RegionToJson(data, r), 1);
+      if (one.empty()) return "";
+      regions += r == 0 ? "\n  " : ",\n  ";
+      for (const char c : one) {
+        regions += c;
+        if (c == '\n') regions += "  ";
+      }
+    }
+    regions += "\n ]";
+    text.replace(at, kEmpty.size(), regions);
+    return text + "\n";
+  } catch (...) {
+    return "";  // out of memory: the caller says it could not write
+  }
+}
+
+namespace {
+
+json RunWithoutRegionsToJson(const RunData& data) {
   json j;
   j["schema_version"] = data.schema_version;
   j["td_version"] = Text(data.td_version);
@@ -153,25 +207,13 @@ json RunToJson(const RunData& data) {
                             {"counters_measured", t.counters_measured},
                             {"counters_error", Text(t.counters_error)}});
   }
-  j["regions"] = json::array();
-  for (size_t r = 0; r < data.regions.size(); ++r) {
-    const Region& region = data.regions[r];
-    json parts = json::array();
-    for (const RegionOnThread& t : region.threads) parts.push_back(ThreadPartToJson(t, data.layout));
-    j["regions"].push_back({{"index", r},
-                            {"name", Text(region.name)},
-                            {"base_name", Text(region.base_name)},
-                            {"parameter", region.parameter ? json(*region.parameter) : json(nullptr)},
-                            {"path", PathText(region.path)},
-                            {"parent", region.parent},
-                            {"children", region.children},
-                            {"threads", std::move(parts)}});
-  }
   j["diagnostics"] = json::array();
   for (const Diagnostic& d : data.diagnostics) {
     j["diagnostics"].push_back({{"severity", SeverityName(d.severity)}, {"message", Text(d.message)}});
   }
   return j;
 }
+
+}  // namespace
 
 }  // namespace td

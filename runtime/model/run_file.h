@@ -11,6 +11,11 @@
 namespace td {
 
 nlohmann::json RunToJson(const RunData& data);
+
+// The run file's text: the same bytes as DumpJson(RunToJson(data), 1) + "\n",
+// built one region at a time, so a run with 640,000 (thread, region) parts
+// never holds them all as one JSON tree. "" when memory runs out.
+std::string RunFileText(const RunData& data);
 // Checks the schema version and every field it reads; errors name the field.
 // The key of event `index` in a thread's "counters": its name, or
 // "name@gN" for a copy of an event the planner put in several groups.

@@ -58,5 +58,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::fprintf(stderr, "run changes when written back\n");
     std::abort();
   }
+  // The runtime writes the same text region by region.
+  if (td::RunFileText(*run) != body + "\n") {
+    std::fprintf(stderr, "RunFileText differs from the dumped document\n");
+    std::abort();
+  }
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "gtest/gtest.h"
+#include "runtime/base/byte_strings.h"
 #include "runtime/counters/perf_event_backend.h"
 #include "runtime/machine/machine_info.h"
 #include "runtime/report/csv_report.h"
@@ -62,6 +63,24 @@ TEST(JsonReport, RoundTripsExactly) {
   EXPECT_EQ(back->regions[1].threads[0].events[1].inclusive, 1'500'000u);
   EXPECT_TRUE(back->regions[0].threads[1].events.empty());
   EXPECT_EQ(back->layout.words, data.layout.words);
+}
+
+// The runtime writes the file region by region (RunFileText); the bytes are
+// those of the whole document dumped at once, with and without regions, and
+// with names that are not UTF-8.
+TEST(JsonReport, RunFileTextIsTheDumpedDocument) {
+  RunData data = TwoThreadRun();
+  EXPECT_EQ(RunFileText(data), DumpJson(RunToJson(data), 1) + "\n");
+  data.regions[1].name = "in\xff\"ner";
+  data.regions[1].path = "outer/in\xff\"ner";
+  data.program.name = "regions\": []";
+  EXPECT_EQ(RunFileText(data), DumpJson(RunToJson(data), 1) + "\n");
+  data.regions.clear();
+  EXPECT_EQ(RunFileText(data), DumpJson(RunToJson(data), 1) + "\n");
+  EXPECT_NE(RunFileText(data).find("\"regions\": []"), std::string::npos);
+  absl::StatusOr<RunData> read = RunFromJson(nlohmann::json::parse(RunFileText(TwoThreadRun())));
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->regions.size(), 2u);
 }
 
 TEST(JsonReport, NotMeasuredIsNullNotZero) {

@@ -255,7 +255,8 @@ int RunCommand(const cli::Command& self, const cli::Args& args) {
   auto merged = MergePasses(*runs);
   if (!merged.ok()) return Fail(std::string(merged.status().message()));
   if (passes > 1) NoteSpread(passes, &*merged);
-  const std::string json = DumpJson(RunToJson(merged->run), 1) + "\n";
+  const std::string json = RunFileText(merged->run);
+  if (json.empty()) return Fail("out of memory while writing the merged run");
   if (out_path.empty()) {
     // A name td chose never replaces a file: a pid twin's run lands beside it.
     const std::string stem = JsonFileStem(merged->run.program.name, static_cast<long>(merged->run.program.pid));
