@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "runtime/counters/availability.h"
@@ -482,6 +483,44 @@ TEST(CliJob, ThreeRanksNameTheSlowestRankAndTheImbalance) {
   EXPECT_EQ(Lines(csv.out), 1u + 3 + 1 + 2 + 1) << "per rank rows, then an `all` row, per region:\n" << csv.out;
   EXPECT_TRUE(Contains(csv.out, "\nsolve,all,9,")) << csv.out;
   fs::remove_all(dir);
+}
+
+// Two jobs of the same program (3 ranks, then 2): per region, each job's
+// ranks and mean wall time, and a speedup that is their ratio.
+TEST(CliJob, TwoJobsCompareRegionByRegion) {
+  const std::string a = ScratchDir();
+  const std::string b = ScratchDir();
+  for (int rank = 0; rank < 3; ++rank) RunRank(a, rank, 3, "ja");
+  for (int rank = 0; rank < 2; ++rank) RunRank(b, rank, 2, "jb");
+  const Outcome text = Td({"compare", a, b});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_TRUE(Contains(text.out, "A: td_scenario_app, job ja, 3 ranks")) << text.out;
+  EXPECT_TRUE(Contains(text.out, "B: td_scenario_app, job jb, 2 ranks")) << text.out;
+  const Outcome csv = Td({"compare", "--csv", a, b});
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  std::map<std::string, std::vector<std::string>> rows;
+  std::istringstream lines(csv.out);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line,
+            "path,a_ranks,a_wall_mean_ns,a_wall_max_ns,a_imbalance,a_slowest_rank,"
+            "b_ranks,b_wall_mean_ns,b_wall_max_ns,b_imbalance,b_slowest_rank,speedup");
+  while (std::getline(lines, line)) {
+    std::vector<std::string> fields = absl::StrSplit(line, ',');
+    ASSERT_EQ(fields.size(), 12u) << line;
+    rows[fields[0]] = fields;
+  }
+  ASSERT_EQ(rows.size(), 2u) << csv.out;
+  const std::vector<std::string>& solve = rows.at("solve");
+  EXPECT_EQ(solve[1], "3");
+  EXPECT_EQ(solve[6], "2");
+  EXPECT_NEAR(std::stod(solve[11]), std::stod(solve[2]) / std::stod(solve[7]), 1e-3);
+  EXPECT_EQ(rows.at("halo")[1], "2") << "rank 0 never runs halo";
+  EXPECT_EQ(rows.at("halo")[6], "1");
+  const Outcome html = Td({"compare", "--html", a + "/x.html", a, b});
+  EXPECT_EQ(html.status, 2) << html.err;
+  fs::remove_all(a);
+  fs::remove_all(b);
 }
 
 TEST(CliJob, MissingRanksAreListedAndMixedJobsRefused) {

@@ -102,8 +102,11 @@ int PrintAnswers(const td::PerfCase& c, const td::DefinitionLibrary& library) {
   return 0;
 }
 
+int CompareJobs(const std::string& dir_a, const std::string& dir_b, bool csv);
+
 // td compare A.json B.json … [--region PATH] [--csv | --html OUT.html]
 // td compare RUN.json --regions r1,r2,… [--csv | --html OUT.html]
+// td compare JOB_A_DIR JOB_B_DIR [--csv]
 int Compare(const Command& self, const Args& args) {
   std::vector<std::string> files;
   std::string region_path;
@@ -118,6 +121,12 @@ int Compare(const Command& self, const Args& args) {
                         .Parse(args, &files);
   if (done) return *done;
   const std::vector<std::string> regions = absl::StrSplit(region_list, ',', absl::SkipEmpty());
+  if (files.size() == 2 && std::filesystem::is_directory(files[0]) && std::filesystem::is_directory(files[1])) {
+    if (!html_path.empty() || !region_path.empty() || !regions.empty()) {
+      return Misuse("two jobs (directories) are compared with --csv or as text only");
+    }
+    return CompareJobs(files[0], files[1], csv);
+  }
   if (files.empty() || (!regions.empty() && files.size() != 1) || (regions.empty() && files.size() < 2)) {
     return WrongOperands(self, "two or more runs, or one run and --regions r1,r2,…");
   }
@@ -372,20 +381,34 @@ Args RunFilesIn(const std::string& dir) {
   return files;
 }
 
-// Several files: the ranks of one MPI job, side by side (docs/hpc.md).
-int ReportJob(const Args& files, std::string uarch, bool as_json, bool as_csv) {
+// The job view of the files of one MPI job's ranks.
+absl::StatusOr<td::JobView> LoadJob(const Args& files, const std::string& uarch) {
   td::ReportPipeline pipeline = Pipeline(uarch);
   std::vector<td::RunData> runs;
   std::vector<td::RunAnalysis> analyses;
   for (const std::string& file : files) {
     auto run = td::ReadRunFile(file);
-    if (!run.ok()) return Fail(run.status().message());
+    if (!run.ok()) return run.status();
     runs.push_back(*std::move(run));
     auto analysis = pipeline.Analyze(runs.back());
-    if (!analysis.ok()) return Fail(analysis.status().message());
+    if (!analysis.ok()) return analysis.status();
     analyses.push_back(*std::move(analysis));
   }
-  const auto view = td::BuildJobView(runs, files, analyses);
+  return td::BuildJobView(runs, files, analyses);
+}
+
+int CompareJobs(const std::string& dir_a, const std::string& dir_b, bool csv) {
+  const auto a = LoadJob(RunFilesIn(dir_a), "");
+  if (!a.ok()) return Fail(a.status().message());
+  const auto b = LoadJob(RunFilesIn(dir_b), "");
+  if (!b.ok()) return Fail(b.status().message());
+  std::fputs((csv ? td::FormatJobComparisonCsv(*a, *b) : td::FormatJobComparisonText(*a, *b)).c_str(), stdout);
+  return 0;
+}
+
+// Several files: the ranks of one MPI job, side by side (docs/hpc.md).
+int ReportJob(const Args& files, std::string uarch, bool as_json, bool as_csv) {
+  const auto view = LoadJob(files, uarch);
   if (!view.ok()) return Fail(view.status().message());
   if (as_json) {
     std::printf("%s\n", td::DumpJson(td::JobViewToJson(*view), 1).c_str());
@@ -507,9 +530,13 @@ const std::vector<Command> kCommands = {
      Report},
     {"compare",
      "compare A.json B.json … [--region PATH] [--csv | --html OUT.html]\n"
-     "compare RUN.json --regions r1,r2,… [--csv | --html OUT.html]",
+     "compare RUN.json --regions r1,r2,… [--csv | --html OUT.html]\n"
+     "compare JOB_A_DIR JOB_B_DIR [--csv]",
      "runs or regions side by side: Speedup, IPC and the Top-Down nodes",
      "Lays runs, or regions of one run, side by side like the paper's Tables 4-6.\n"
+     "Given two directories, each holding the rank files of one MPI job, lays the\n"
+     "jobs side by side per region: ranks, mean wall time over ranks, imbalance,\n"
+     "slowest rank, and the speedup of B over A (docs/hpc.md).\n"
      "\n"
      "  --region PATH    the region compared across runs (default: each run's first)\n"
      "  --regions LIST   the regions of one run to compare, comma-separated\n"
