@@ -490,7 +490,7 @@ int Version(const Command& self, const Args& args);
 
 // In `td help` order: the everyday commands first.
 const std::vector<Command> kCommands = {
-    {"run", "run [--passes auto|N] [--out FILE] [--] PROGRAM [ARGS…]",
+    {"run", "run [--passes auto|N] [--out FILE] [--compat] [--] PROGRAM [ARGS…]",
      "run a program linked with td, once per share of the counter groups, merged",
      "Runs PROGRAM once per pass, each pass counting its share of the hardware counter\n"
      "groups, merges the passes' recordings by region into one file and prints its report.\n"
@@ -500,6 +500,9 @@ const std::vector<Command> kCommands = {
      "  --out FILE       the merged recording (default: td-PROGRAM-PID.json in\n"
      "                   TD_OUTPUT_DIR, else here); its folder must exist and be\n"
      "                   writable, which td checks before PROGRAM starts\n"
+     "  --compat         preload libtd_compat (LIKWID and PAPI markers as td regions);\n"
+     "                   done without asking when PROGRAM is linked with liblikwid\n"
+     "                   or libpapi (docs/compat.md)\n"
      "\n"
      "td's flags end at PROGRAM (or at --): what follows is PROGRAM's.",
      Run},

@@ -1,5 +1,7 @@
 #include "tools/td/run_command.h"
 
+#include "tools/td/compat_preload.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "runtime/core/config.h"
@@ -109,7 +112,8 @@ absl::Status CheckDestination(const std::string& out_path, const std::string& di
 // Starts the program with TD_PASS=k/n, its report going to `dir`. When exec
 // fails the child sends errno back through a close-on-exec pipe, so the
 // reason is reported once, here.
-absl::StatusOr<pid_t> StartPass(const std::vector<std::string>& program, int k, int n, const std::string& dir) {
+absl::StatusOr<pid_t> StartPass(const std::vector<std::string>& program, int k, int n, const std::string& dir,
+                                const std::string& preload) {
   int exec_error[2];
   if (pipe2(exec_error, O_CLOEXEC) != 0) return absl::InternalError(absl::StrFormat("pipe: %s", std::strerror(errno)));
   const pid_t child = fork();
@@ -126,6 +130,7 @@ absl::StatusOr<pid_t> StartPass(const std::vector<std::string>& program, int k, 
     setenv("TD_OUTPUT", "none", 1);
     setenv("TD_JSON", "1", 1);
     setenv("TD_QUIET", "1", 1);  // td run says what matters once, not per pass
+    if (!preload.empty()) setenv("LD_PRELOAD", preload.c_str(), 1);
     std::vector<char*> argv;
     for (const std::string& a : program) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -170,8 +175,9 @@ std::string HowItEnded(int status) {
 }
 
 // Runs pass k of n; one message for whatever went wrong.
-absl::StatusOr<RunData> RunPass(const std::vector<std::string>& program, int k, int n, const std::string& dir) {
-  auto child = StartPass(program, k, n, dir);
+absl::StatusOr<RunData> RunPass(const std::vector<std::string>& program, int k, int n, const std::string& dir,
+                                const std::string& preload) {
+  auto child = StartPass(program, k, n, dir, preload);
   if (!child.ok()) return child.status();
   int status = 0;
   while (waitpid(*child, &status, 0) < 0 && errno == EINTR) {
@@ -191,7 +197,8 @@ absl::StatusOr<RunData> RunPass(const std::vector<std::string>& program, int k, 
 }
 
 // Every pass in a scratch folder of its own, removed afterwards.
-absl::StatusOr<std::vector<RunData>> RunPasses(const std::vector<std::string>& program, int passes) {
+absl::StatusOr<std::vector<RunData>> RunPasses(const std::vector<std::string>& program, int passes,
+                                               const std::string& preload) {
   std::vector<std::string> errors;  // each pass's runtime reports them
   std::string scratch = ReadConfigFromEnvironment(&errors).tmpdir + "/td-run-XXXXXX";
   if (mkdtemp(scratch.data()) == nullptr) {
@@ -204,7 +211,7 @@ absl::StatusOr<std::vector<RunData>> RunPasses(const std::vector<std::string>& p
     std::error_code ignored;
     std::filesystem::create_directories(dir, ignored);
     Say(absl::StrFormat("pass %d of %d: %s", k, passes, program[0]));
-    auto run = RunPass(program, k, passes, dir);
+    auto run = RunPass(program, k, passes, dir, preload);
     if (!run.ok()) {
       std::filesystem::remove_all(scratch, ignored);
       return run.status();
@@ -216,6 +223,42 @@ absl::StatusOr<std::vector<RunData>> RunPasses(const std::vector<std::string>& p
   std::error_code ignored;
   std::filesystem::remove_all(scratch, ignored);
   return runs;
+}
+
+// The process environment's value of NAME, "" when unset. Not td's
+// configuration (that is read in runtime/core/config.cc only): PATH, to find
+// the program as execvp will, and LD_PRELOAD, to keep what the user preloads.
+std::string InheritedVariable(const char* name) {
+  const size_t length = std::strlen(name);
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    if (std::strncmp(*entry, name, length) == 0 && (*entry)[length] == '=') return *entry + length + 1;
+  }
+  return "";
+}
+
+// LD_PRELOAD for the passes: libtd_compat in front of what is set, when the
+// program is linked with liblikwid or libpapi, or when --compat asks.
+absl::StatusOr<std::string> CompatPreload(const std::string& program, bool asked) {
+  std::string reason = "--compat";
+  if (!asked) {
+    const std::string path = FindProgram(program, InheritedVariable("PATH"));
+    const std::string library = path.empty() ? "" : MarkerLibrary(NeededLibraries(path));
+    if (library.empty()) return std::string();
+    reason = program + " is linked with " + library;
+  }
+  std::vector<std::string> looked;
+  const std::string compat = FindCompatLibrary(&looked);
+  if (compat.empty()) {
+    const std::string message =
+        looked.empty() ? reason + ", but this td was built without libtd_compat (-DTD_BUILD_COMPAT=OFF)"
+                       : absl::StrFormat("%s, but libtd_compat is not installed (looked for %s)", reason,
+                                         absl::StrJoin(looked, ", "));
+    if (asked) return absl::NotFoundError(message);
+    Say(message + "; its LIKWID/PAPI markers are not recorded");
+    return std::string();
+  }
+  Say(absl::StrFormat("%s: preloading %s (LIKWID and PAPI markers recorded as td regions)", reason, compat));
+  return PreloadValue(compat, InheritedVariable("LD_PRELOAD"));
 }
 
 void NoteSpread(int passes, MergedPasses* merged) {
@@ -235,9 +278,15 @@ void NoteSpread(int passes, MergedPasses* merged) {
 int RunCommand(const cli::Command& self, const cli::Args& args) {
   std::string passes_arg = "auto";
   std::string out_path;
+  bool compat = false;
   cli::Args program;
   const auto done =
-      cli::Flags(self).Value("--passes", &passes_arg).Value("--out", &out_path).FirstOperandEndsFlags().Parse(args, &program);
+      cli::Flags(self)
+          .Value("--passes", &passes_arg)
+          .Value("--out", &out_path)
+          .Switch("--compat", &compat)
+          .FirstOperandEndsFlags()
+          .Parse(args, &program);
   if (done) return *done;
   if (program.empty()) return cli::WrongOperands(self, "a PROGRAM to run (after --)");
   int asked = 0;  // --passes auto
@@ -249,8 +298,10 @@ int RunCommand(const cli::Command& self, const cli::Args& args) {
   if (absl::Status s = CheckDestination(out_path, out_dir.empty() ? "." : out_dir); !s.ok()) {
     return Fail(std::string(s.message()));
   }
+  const auto preload = CompatPreload(program[0], compat);
+  if (!preload.ok()) return Fail(std::string(preload.status().message()));
   const int passes = ChoosePasses(asked);
-  auto runs = RunPasses(program, passes);
+  auto runs = RunPasses(program, passes, *preload);
   if (!runs.ok()) return Fail(std::string(runs.status().message()));
   auto merged = MergePasses(*runs);
   if (!merged.ok()) return Fail(std::string(merged.status().message()));

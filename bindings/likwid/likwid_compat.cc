@@ -1,0 +1,157 @@
+// LIKWID's marker API (C and Fortran entry points) recorded as td regions,
+// part of libtd_compat (docs/compat.md). Written from LIKWID's documented
+// interface: regions are per thread and may nest; registering is optional;
+// starting a region that is already open on the thread warns and is ignored;
+// stopping one that is not open warns and returns -EFAULT, as LIKWID does.
+// likwid_markerGetRegion answers from what this layer counted on the calling
+// thread since the last reset (calls and wall time); td's own events are not
+// readable through td's C API, so it reports no events (nevents 0).
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+
+#include "bindings/common/compat_state.h"
+#include "bindings/common/name_cache.h"
+#include "td/td.h"
+
+using td::bindings::NamedSite;
+using td::compat::RegionState;
+
+namespace {
+
+// A Fortran hidden length: gfortran passes size_t; older ABIs an int, whose
+// upper register half is then undefined.
+inline size_t FortranLength(size_t length) { return length > 0x7fffffffu ? (length & 0x7fffffffu) : length; }
+
+int Start(NamedSite* site, const char* function) {
+  RegionState* region = td::compat::RegionFor(site);
+  if (region == nullptr) return -ENOMEM;
+  if (__builtin_expect(region->likwid_open, 0)) {
+    td::compat::WarnOnce(site, td::compat::kWarnLikwidAlreadyOpen, function,
+                         "the region is already open on this thread; this start is ignored");
+    return 0;
+  }
+  region->likwid_open = 1;
+  region->start_ns = td::compat::NowNs();
+  td_region_begin(&site->site);
+  return 0;
+}
+
+int Stop(NamedSite* site, const char* function) {
+  RegionState* region = td::compat::RegionFor(site);
+  if (region == nullptr) return -ENOMEM;
+  if (__builtin_expect(!region->likwid_open, 0)) {
+    td::compat::WarnOnce(site, td::compat::kWarnLikwidNotOpen, function,
+                         "the region is not open on this thread; ignored");
+    return -EFAULT;
+  }
+  td_region_end(&site->site);
+  region->likwid_open = 0;
+  region->time_ns += td::compat::NowNs() - region->start_ns;
+  ++region->count;
+  return 0;
+}
+
+void Get(NamedSite* site, int* nevents, double* events, double* time, int* count) {
+  (void)events;  // td's events are not readable through its C API: none are filled
+  if (nevents != nullptr) *nevents = 0;
+  RegionState* region = site == nullptr ? nullptr : td::compat::RegionFor(site);
+  if (time != nullptr) *time = region == nullptr ? 0.0 : static_cast<double>(region->time_ns) * 1e-9;
+  if (count != nullptr) *count = region == nullptr ? 0 : static_cast<int>(region->count);
+}
+
+int Reset(NamedSite* site) {
+  RegionState* region = td::compat::RegionFor(site);
+  if (region == nullptr) return -ENOMEM;
+  region->time_ns = 0;
+  region->count = 0;
+  if (region->likwid_open) region->start_ns = td::compat::NowNs();
+  return 0;
+}
+
+NamedSite* CSite(const char* tag, const char* function) {
+  NamedSite* site = td::bindings::SiteForC(tag);
+  if (__builtin_expect(site == nullptr, 0)) {
+    td::compat::WarnOnceGlobal(function, function, "a null region tag is ignored");
+  }
+  return site;
+}
+
+NamedSite* FortranSite(const char* tag, size_t length, const char* function) {
+  return td::bindings::SiteForFortran(tag, FortranLength(length), function, "Fortran");
+}
+
+}  // namespace
+
+extern "C" {
+
+TD_API void likwid_markerInit(void) { td_init(); }
+
+// td opens each thread's counters at its first marker.
+TD_API void likwid_markerThreadInit(void) {}
+
+// LIKWID switches to its next event group; td measures one configuration per
+// run (`td run --passes` shares groups out over runs), so this does nothing.
+TD_API void likwid_markerNextGroup(void) {}
+
+// Writes td's report now (td_finalize); later markers are ignored.
+TD_API void likwid_markerClose(void) { td_finalize(); }
+
+TD_API int likwid_markerRegisterRegion(const char* tag) {
+  NamedSite* site = CSite(tag, "likwid_markerRegisterRegion");
+  if (site == nullptr) return -EINVAL;
+  return td::compat::RegionFor(site) == nullptr ? -ENOMEM : 0;
+}
+
+TD_API int likwid_markerStartRegion(const char* tag) {
+  if (!td::compat::MarkersOn()) return 0;
+  NamedSite* site = CSite(tag, "likwid_markerStartRegion");
+  return site == nullptr ? -EINVAL : Start(site, "likwid_markerStartRegion");
+}
+
+TD_API int likwid_markerStopRegion(const char* tag) {
+  if (!td::compat::MarkersOn()) return 0;
+  NamedSite* site = CSite(tag, "likwid_markerStopRegion");
+  return site == nullptr ? -EINVAL : Stop(site, "likwid_markerStopRegion");
+}
+
+TD_API void likwid_markerGetRegion(const char* tag, int* nevents, double* events, double* time, int* count) {
+  Get(tag == nullptr ? nullptr : td::bindings::SiteForC(tag), nevents, events, time, count);
+}
+
+TD_API int likwid_markerResetRegion(const char* tag) {
+  NamedSite* site = CSite(tag, "likwid_markerResetRegion");
+  return site == nullptr ? -EINVAL : Reset(site);
+}
+
+// Fortran (module `likwid`): subroutines, names blank-padded, the length
+// passed last.
+TD_API void likwid_markerinit_(void) { likwid_markerInit(); }
+TD_API void likwid_markerthreadinit_(void) {}
+TD_API void likwid_markernextgroup_(void) {}
+TD_API void likwid_markerclose_(void) { likwid_markerClose(); }
+
+TD_API void likwid_markerregisterregion_(const char* tag, size_t length) {
+  if (NamedSite* site = FortranSite(tag, length, "likwid_markerRegisterRegion")) td::compat::RegionFor(site);
+}
+
+TD_API void likwid_markerstartregion_(const char* tag, size_t length) {
+  if (!td::compat::MarkersOn()) return;
+  if (NamedSite* site = FortranSite(tag, length, "likwid_markerStartRegion")) Start(site, "likwid_markerStartRegion");
+}
+
+TD_API void likwid_markerstopregion_(const char* tag, size_t length) {
+  if (!td::compat::MarkersOn()) return;
+  if (NamedSite* site = FortranSite(tag, length, "likwid_markerStopRegion")) Stop(site, "likwid_markerStopRegion");
+}
+
+TD_API void likwid_markerresetregion_(const char* tag, size_t length) {
+  if (NamedSite* site = FortranSite(tag, length, "likwid_markerResetRegion")) Reset(site);
+}
+
+TD_API void likwid_markergetregion_(const char* tag, int* nevents, double* events, double* time, int* count,
+                                    size_t length) {
+  Get(FortranSite(tag, length, "likwid_markerGetRegion"), nevents, events, time, count);
+}
+
+}  // extern "C"
