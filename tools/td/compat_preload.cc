@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace td {
@@ -79,9 +80,11 @@ std::string FindProgram(const std::string& program, const std::string& path_list
   size_t start = 0;
   while (start <= path_list.size()) {
     const size_t end = path_list.find(':', start);
-    std::string dir = path_list.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (dir.empty()) dir = ".";
-    const std::string candidate = dir + "/" + program;
+    const std::string_view dir =
+        std::string_view(path_list).substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::string candidate(dir.empty() ? std::string_view(".") : dir);
+    candidate += '/';
+    candidate += program;
     if (access(candidate.c_str(), X_OK) == 0) return candidate;
     if (end == std::string::npos) break;
     start = end + 1;
