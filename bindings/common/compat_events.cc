@@ -7,7 +7,10 @@
 // kernel event (PAPI_TOT_INS -> instructions, PAPI_TOT_CYC -> cycles, …),
 // PAPI's perf:: names (perf::TASK-CLOCK, perf::PERF_COUNT_HW_CPU_CYCLES) and
 // LIKWID's fixed-counter events (INSTR_RETIRED_ANY -> instructions, …). The
-// rest is listed on one line as ignored. TD_EVENTS, when set, wins.
+// rest is listed on one line as ignored. TD_EVENTS, when set, wins. The three
+// variables are read through td's configuration (td_compat_setting), like
+// every variable td reads; only setting TD_EVENTS happens here.
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +20,7 @@
 #include <vector>
 
 #include "bindings/common/compat_events.h"
+#include "runtime/core/compat_api.h"
 
 namespace td::compat {
 namespace {
@@ -149,24 +153,34 @@ Translation TranslateLikwidEvents(const std::string& value) {
 
 namespace {
 
+// A variable as td's configuration reads it (runtime/core/config.cc, through
+// runtime/core/compat_api.h); "" when unset or empty.
+std::string Setting(const char* name) {
+  const long length = td_compat_setting(name, nullptr, 0);
+  if (length <= 0) return "";
+  std::string value(static_cast<size_t>(length) + 1, '\0');
+  const long copied = td_compat_setting(name, value.data(), value.size());
+  value.resize(copied <= 0 ? 0 : std::min(static_cast<size_t>(copied), value.size() - 1));
+  return value;
+}
+
 void TranslateEnvironment() {
-  const char* papi = std::getenv("PAPI_EVENTS");
-  const char* likwid = std::getenv("LIKWID_EVENTS");
-  if ((papi == nullptr || *papi == '\0') && (likwid == nullptr || *likwid == '\0')) return;
-  const char* named = papi != nullptr && *papi != '\0' ? "PAPI_EVENTS" : "LIKWID_EVENTS";
-  const char* existing = std::getenv("TD_EVENTS");
-  if (existing != nullptr && *existing != '\0') {
-    std::fprintf(stderr, "td: %s is ignored: TD_EVENTS=%s is set and chooses td's events\n", named, existing);
+  const std::string papi = Setting("PAPI_EVENTS");
+  const std::string likwid = Setting("LIKWID_EVENTS");
+  if (papi.empty() && likwid.empty()) return;
+  const char* named = !papi.empty() ? "PAPI_EVENTS" : "LIKWID_EVENTS";
+  const std::string existing = Setting("TD_EVENTS");
+  if (!existing.empty()) {
+    std::fprintf(stderr, "td: %s is ignored: TD_EVENTS=%s is set and chooses td's events\n", named, existing.c_str());
     return;
   }
   Translation all;
-  std::vector<std::string> sources;
-  if (papi != nullptr && *papi != '\0') {
+  if (!papi.empty()) {
     Translation t = TranslatePapiEvents(papi);
     for (const std::string& e : t.events) AddUnique(&all.events, e);
     for (const std::string& e : t.ignored) all.ignored.push_back("PAPI_EVENTS " + e);
   }
-  if (likwid != nullptr && *likwid != '\0') {
+  if (!likwid.empty()) {
     Translation t = TranslateLikwidEvents(likwid);
     for (const std::string& e : t.events) AddUnique(&all.events, e);
     for (const std::string& e : t.ignored) all.ignored.push_back("LIKWID_EVENTS " + e);

@@ -1,12 +1,9 @@
 // What libtd_compat (the LIKWID and PAPI marker APIs on top of td) keeps per
 // thread and per region beyond td's own recording: which regions each API has
-// open, and, for likwid_markerGetRegion, the calls and time since the last
-// likwid_markerResetRegion. Indexed by NamedSite::index; grows only when a
-// thread meets a name it has not seen.
+// open (likwid_markerGetRegion answers from td's recording itself). Indexed
+// by NamedSite::index; grows only when a thread meets a name it has not seen.
 #ifndef TD_BINDINGS_COMMON_COMPAT_STATE_H_
 #define TD_BINDINGS_COMMON_COMPAT_STATE_H_
-
-#include <time.h>
 
 #include <cstdint>
 
@@ -15,9 +12,6 @@
 namespace td::compat {
 
 struct RegionState {
-  int64_t start_ns;  // CLOCK_MONOTONIC at the open LIKWID start
-  int64_t time_ns;   // closed LIKWID activations since the last reset
-  uint64_t count;    // LIKWID stops since the last reset
   uint8_t likwid_open;
   uint8_t papi_open;
 };
@@ -42,12 +36,6 @@ ThreadState& ThisThread();
 bool PushPapi(bindings::NamedSite* site);
 // Removes `site` from the thread's PAPI stack (innermost occurrence).
 void PopPapi(const bindings::NamedSite* site);
-
-inline int64_t NowNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
 
 inline bool MarkersOn() { return !__atomic_load_n(&td_markers_off, __ATOMIC_RELAXED); }
 

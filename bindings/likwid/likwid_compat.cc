@@ -3,15 +3,17 @@
 // interface: regions are per thread and may nest; registering is optional;
 // starting a region that is already open on the thread warns and is ignored;
 // stopping one that is not open warns and returns -EFAULT, as LIKWID does.
-// likwid_markerGetRegion answers from what this layer counted on the calling
-// thread since the last reset (calls and wall time); td's own events are not
-// readable through td's C API, so it reports no events (nevents 0).
+// likwid_markerGetRegion answers from td's own recording of the calling
+// thread (runtime/core/compat_api.h): the region's ended calls, their wall
+// time and their counts in the order of td's events; likwid_markerResetRegion
+// zeroes that recording, so td's report shows the region since the reset.
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
 
 #include "bindings/common/compat_state.h"
 #include "bindings/common/name_cache.h"
+#include "runtime/core/compat_api.h"
 #include "td/td.h"
 
 using td::bindings::NamedSite;
@@ -32,7 +34,6 @@ int Start(NamedSite* site, const char* function) {
     return 0;
   }
   region->likwid_open = 1;
-  region->start_ns = td::compat::NowNs();
   td_region_begin(&site->site);
   return 0;
 }
@@ -47,27 +48,20 @@ int Stop(NamedSite* site, const char* function) {
   }
   td_region_end(&site->site);
   region->likwid_open = 0;
-  region->time_ns += td::compat::NowNs() - region->start_ns;
-  ++region->count;
   return 0;
 }
 
+// *nevents: in, how many values `events` holds; out, how many were written.
 void Get(NamedSite* site, int* nevents, double* events, double* time, int* count) {
-  (void)events;  // td's events are not readable through its C API: none are filled
-  if (nevents != nullptr) *nevents = 0;
-  RegionState* region = site == nullptr ? nullptr : td::compat::RegionFor(site);
-  if (time != nullptr) *time = region == nullptr ? 0.0 : static_cast<double>(region->time_ns) * 1e-9;
-  if (count != nullptr) *count = region == nullptr ? 0 : static_cast<int>(region->count);
+  const int capacity = nevents != nullptr && events != nullptr ? *nevents : 0;
+  td_compat_totals totals{0, 0.0, 0};
+  if (site != nullptr) td_compat_region_totals(&site->site, events, capacity, &totals);
+  if (nevents != nullptr) *nevents = totals.nevents;
+  if (time != nullptr) *time = totals.seconds;
+  if (count != nullptr) *count = totals.calls > INT32_MAX ? INT32_MAX : static_cast<int>(totals.calls);
 }
 
-int Reset(NamedSite* site) {
-  RegionState* region = td::compat::RegionFor(site);
-  if (region == nullptr) return -ENOMEM;
-  region->time_ns = 0;
-  region->count = 0;
-  if (region->likwid_open) region->start_ns = td::compat::NowNs();
-  return 0;
-}
+int Reset(NamedSite* site) { return td_compat_region_reset(&site->site) == 0 ? 0 : -ENOMEM; }
 
 NamedSite* CSite(const char* tag, const char* function) {
   NamedSite* site = td::bindings::SiteForC(tag);

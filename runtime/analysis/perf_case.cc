@@ -19,6 +19,7 @@
 #include "runtime/uarch/event_names.h"
 #include "runtime/analysis/metric_evaluator.h"
 #include "runtime/machine/machine_info.h"
+#include "runtime/base/status_macros.h"
 
 namespace td {
 
@@ -185,15 +186,13 @@ absl::StatusOr<PerfCase> DecodePerfCase(const json& j) {
   if (c.uarch.empty()) return absl::InvalidArgumentError("case: missing \"uarch\"");
   if (j.contains("sockets")) {
     int sockets = 0;
-    absl::Status status = OptionalInt(j, "sockets", 0, "case", &sockets);
-    if (!status.ok()) return status;
+    TD_RETURN_IF_ERROR(OptionalInt(j, "sockets", 0, "case", &sockets));
     if (sockets < 1) return absl::InvalidArgumentError(absl::StrFormat("case: sockets = %d is not 1 or more", sockets));
     c.sockets = sockets;
   }
   if (j.contains("cpu_revision")) {
     int revision = -1;
-    absl::Status status = OptionalInt(j, "cpu_revision", -1, "case", &revision);
-    if (!status.ok()) return status;
+    TD_RETURN_IF_ERROR(OptionalInt(j, "cpu_revision", -1, "case", &revision));
     if (revision < 0 || revision > 255) {
       return absl::InvalidArgumentError(absl::StrFormat("case: cpu_revision = %d is not from 0 to 255", revision));
     }

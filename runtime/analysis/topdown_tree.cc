@@ -4,8 +4,15 @@
 #include <functional>
 
 #include "absl/strings/str_format.h"
+#include "runtime/base/text_format.h"
 
 namespace td {
+
+std::string NodeValueText(const TreeNode& n) {
+  if (!n.value) return "not measured";
+  if (n.no_samples) return "no samples";
+  return n.kind == NodeKind::kCyclesFraction ? PercentText(*n.value) + " of cycles" : PercentText(*n.value);
+}
 
 bool TopDownResult::AnyMeasured() const {
   return std::any_of(tree.begin(), tree.end(),
@@ -109,13 +116,37 @@ TopDownResult AnalyzeCounts(const MetricSet& set, const CountLookup& lookup,
   return result;
 }
 
+const std::vector<DiagnosisKind>& DiagnosisKinds() {
+  static const auto* kinds = new std::vector<DiagnosisKind>{
+      {"false_sharing", "likely false sharing",
+       "td diagnosis: the region ran on several threads and stores (or loads of lines modified "
+       "by other cores) stall it — the signature of threads writing the same cache lines.",
+       "threads write to data on the same 64-byte cache lines: give each thread's data its own "
+       "line (alignas(64) or padding), or accumulate in locals and combine once at the end"},
+      {"stores_bound", "stores bound", "td diagnosis: on one thread, the store buffer fills.",
+       "the store buffer fills: write less (narrower types, fewer passes), use streaming stores "
+       "for data not read again soon, and check for 4 KiB aliasing between loads and stores"},
+      {"memory_bandwidth", "memory bandwidth bound",
+       "td diagnosis: the region moves data at a rate close to what `td calibrate` measured for "
+       "this machine, or MEM_Bandwidth is flagged.",
+       "the region streams more data than DRAM delivers: block loops for cache reuse, fuse "
+       "passes over the same arrays, use smaller element types"},
+  };
+  return *kinds;
+}
+
 namespace {
 
-std::string Percent(double v) { return absl::StrFormat("%.1f%%", 100 * v); }
+Diagnosis Diagnosed(const std::string& id, std::string evidence) {
+  for (const DiagnosisKind& k : DiagnosisKinds()) {
+    if (id == k.id) return {k.id, k.title, std::move(evidence), k.advice};
+  }
+  return {id, id, std::move(evidence), ""};
+}
 
 std::string Evidence(const TreeNode& n) {
-  return absl::StrFormat("%s %s (threshold %s)", n.ShortName(), Percent(*n.value),
-                         Percent(*n.threshold));
+  return absl::StrFormat("%s %s (threshold %s)", n.ShortName(), PercentText(*n.value),
+                         PercentText(*n.threshold));
 }
 
 }  // namespace
@@ -136,15 +167,9 @@ void Diagnose(int threads, std::optional<double> peak_gbps, TopDownResult* resul
     for (size_t i = 0; i < sharing_evidence.size(); ++i) {
       evidence += (i ? ", " : "") + Evidence(*sharing_evidence[i]);
     }
-    result->diagnoses.push_back(
-        {"false_sharing", "likely false sharing", evidence,
-         "threads write to data on the same 64-byte cache lines: give each thread's data its own "
-         "line (alignas(64) or padding), or accumulate in locals and combine once at the end"});
+    result->diagnoses.push_back(Diagnosed("false_sharing", evidence));
   } else if (store != nullptr && store->flagged) {
-    result->diagnoses.push_back(
-        {"stores_bound", "stores bound", Evidence(*store),
-         "the store buffer fills: write less (narrower types, fewer passes), use streaming stores "
-         "for data not read again soon, and check for 4 KiB aliasing between loads and stores"});
+    result->diagnoses.push_back(Diagnosed("stores_bound", Evidence(*store)));
   }
   // Bandwidth: the region's DRAM read rate against the measured peak, and
   // the MEM_Bandwidth node where the definitions have it.
@@ -166,10 +191,7 @@ void Diagnose(int threads, std::optional<double> peak_gbps, TopDownResult* resul
   if (!bandwidth_evidence.empty()) {
     std::string evidence;
     for (const auto& e : bandwidth_evidence) evidence += (evidence.empty() ? "" : "; ") + e;
-    result->diagnoses.push_back(
-        {"memory_bandwidth", "memory bandwidth bound", evidence,
-         "the region streams more data than DRAM delivers: block loops for cache reuse, fuse "
-         "passes over the same arrays, use smaller element types"});
+    result->diagnoses.push_back(Diagnosed("memory_bandwidth", evidence));
   }
 }
 

@@ -43,6 +43,16 @@ struct Diagnosis {
   std::string advice;    // what to try
 };
 
+// The diagnoses td makes, each in one wording: the report's advice and
+// `td explain` both show these words.
+struct DiagnosisKind {
+  const char* id;       // "false_sharing"
+  const char* title;    // "likely false sharing"
+  const char* meaning;  // what td saw
+  const char* advice;   // what to try
+};
+const std::vector<DiagnosisKind>& DiagnosisKinds();
+
 struct TopDownResult {
   std::string uarch;
   std::vector<TreeNode> tree;    // depth-first: each parent before its children
@@ -63,6 +73,24 @@ TopDownResult AnalyzeCounts(const MetricSet& set, const CountLookup& lookup,
 // Adds the case-study diagnoses; `threads` is how many threads ran the region,
 // `peak_gbps` the machine's measured triad bandwidth when known (td calibrate).
 void Diagnose(int threads, std::optional<double> peak_gbps, TopDownResult* result);
+
+// Yasin's four Level-1 categories, in the order every report draws them.
+struct LevelOneCategory {
+  const char* node;         // "Bad_Speculation"
+  const char* label;        // "Bad Speculation"
+  const char* short_label;  // "Bad Spec", for narrow text columns
+  char letter;              // 'S', drawn in the text bar
+  const char* css;          // "bs", the HTML bar's class
+};
+inline constexpr LevelOneCategory kLevelOneCategories[] = {
+    {"Frontend_Bound", "Frontend", "Frontend", 'F', "fe"},
+    {"Bad_Speculation", "Bad Speculation", "Bad Spec", 'S', "bs"},
+    {"Retiring", "Retiring", "Retiring", 'R', "rt"},
+    {"Backend_Bound", "Backend", "Backend", 'B', "be"}};
+
+// A node's value for people: "25.3%", "12.0% of cycles", "not measured", or
+// "no samples" (0 / 0: nothing was counted, docs/analysis.md).
+std::string NodeValueText(const TreeNode& n);
 
 // The share of the measured peak above which a region is called bandwidth bound.
 inline constexpr double kBandwidthFlagShare = 0.7;

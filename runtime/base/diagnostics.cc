@@ -40,7 +40,7 @@ const char* SeverityName(Severity severity) {
 // The line is written outside the lock and with write(2), not stdio: a thread
 // blocked writing to a full stderr pipe then holds neither td's lock nor
 // stderr's stream lock, and finalize can still leave it out and report.
-void Report(Severity severity, std::string message) {
+void ReportProblem(Severity severity, std::string message) {
   std::string line;
   {
     std::lock_guard<std::mutex> lock(Mu());
@@ -57,12 +57,22 @@ void Report(Severity severity, std::string message) {
     }
     if (seen <= kMaxKept) Store().push_back({severity, std::move(message)});
   }
-  for (size_t done = 0; done < line.size();) {
-    const ssize_t n = write(STDERR_FILENO, line.data() + done, line.size() - done);
+  WriteToStderr(line);
+}
+
+void WriteToStderr(std::string_view text) {
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = write(STDERR_FILENO, text.data() + done, text.size() - done);
     if (n <= 0 && errno == EINTR) continue;
     if (n <= 0) break;  // stderr closed or broken: the line is kept in the JSON anyway
     done += static_cast<size_t>(n);
   }
+}
+
+void Announce(Severity severity, const std::string& message) {
+  const std::string shown = Printable(message);
+  WriteToStderr(severity == Severity::kNotice ? absl::StrFormat("td: %s\n", shown)
+                                              : absl::StrFormat("td: %s: %s\n", SeverityName(severity), shown));
 }
 
 size_t DiagnosticsSeen() {

@@ -8,15 +8,17 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "runtime/base/status_macros.h"
 
 namespace td {
 namespace {
 
 using nlohmann::json;
 
+// The code says what errno meant (NotFound, PermissionDenied, …); the
+// message reads "cannot read PATH: No such file or directory".
 absl::Status SystemError(const char* verb, const std::string& path, int err) {
-  const std::string message = absl::StrFormat("cannot %s %s: %s", verb, path, std::strerror(err));
-  return err == ENOENT ? absl::NotFoundError(message) : absl::FailedPreconditionError(message);
+  return absl::ErrnoToStatus(err, absl::StrFormat("cannot %s %s", verb, path));
 }
 
 // Keeps where the first syntax error is: the DOM parser, run without
@@ -90,9 +92,8 @@ absl::StatusOr<json> ParseJsonText(const std::string& text, const std::string& w
 }
 
 absl::StatusOr<json> ReadJsonFile(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadTextFile(path);
-  if (!text.ok()) return text.status();
-  return ParseJsonText(*text, path);
+  TD_ASSIGN_OR_RETURN(const std::string text, ReadTextFile(path));
+  return ParseJsonText(text, path);
 }
 
 }  // namespace td

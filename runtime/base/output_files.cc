@@ -15,7 +15,9 @@
 #include <cstring>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "runtime/base/status_macros.h"
 
 namespace td {
 
@@ -55,10 +57,10 @@ absl::Status WriteAll(int fd, const std::string& content, const std::string& wha
       break;
     }
     const int err = n < 0 ? errno : ENOSPC;
-    status = absl::ResourceExhaustedError(
-        err == EPIPE ? absl::StrFormat("cannot write %s: the reader went away after %d of %d bytes", what, done,
-                                       content.size())
-                     : absl::StrFormat("cannot write %s: %s", what, std::strerror(err)));
+    status = err == EPIPE
+                 ? absl::UnavailableError(absl::StrFormat("cannot write %s: the reader went away after %d of %d bytes",
+                                                          what, done, content.size()))
+                 : absl::ErrnoToStatus(err, absl::StrCat("cannot write ", what));
     break;
   }
   if (!was_pending) {
@@ -100,7 +102,7 @@ absl::Status WriteIntoSpecialFile(const std::string& path, bool follow, const st
     if (err == ENXIO && stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode)) {
       return absl::UnavailableError(absl::StrFormat("%s is a FIFO that no process is reading", path));
     }
-    return absl::PermissionDeniedError(absl::StrFormat("cannot open %s: %s", path, std::strerror(err)));
+    return absl::ErrnoToStatus(err, absl::StrCat("cannot open ", path));
   }
   struct stat st {};
   if (fstat(fd, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
@@ -109,7 +111,7 @@ absl::Status WriteIntoSpecialFile(const std::string& path, bool follow, const st
   }
   absl::Status status = WriteAll(fd, content, path);
   if (close(fd) != 0 && status.ok() && errno != EINTR) {
-    status = absl::ResourceExhaustedError(absl::StrFormat("cannot write %s: %s", path, std::strerror(errno)));
+    status = absl::ErrnoToStatus(errno, absl::StrCat("cannot write ", path));
   }
   return status;
 }
@@ -142,11 +144,11 @@ absl::Status WriteTemporary(const std::string& dir, const std::string& base, con
                             std::string* temp) {
   const int fd = CreateTemporary(dir, base, temp);
   if (fd < 0) {
-    return absl::PermissionDeniedError(absl::StrFormat("cannot create %s: %s", *temp, std::strerror(errno)));
+    return absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", *temp));
   }
   absl::Status status = WriteAll(fd, content, *temp);
   if (close(fd) != 0 && status.ok()) {
-    status = absl::ResourceExhaustedError(absl::StrFormat("cannot write %s: %s", *temp, std::strerror(errno)));
+    status = absl::ErrnoToStatus(errno, absl::StrCat("cannot write ", *temp));
   }
   if (!status.ok()) unlink(temp->c_str());
   return status;
@@ -155,11 +157,11 @@ absl::Status WriteTemporary(const std::string& dir, const std::string& base, con
 absl::Status ReplaceAtomically(const std::string& path, const std::string& content) {
   const auto [dir, base] = SplitPath(path);
   std::string temp;
-  if (absl::Status s = WriteTemporary(dir, base, content, &temp); !s.ok()) return s;
+  TD_RETURN_IF_ERROR(WriteTemporary(dir, base, content, &temp));
   if (rename(temp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     unlink(temp.c_str());
-    return absl::PermissionDeniedError(absl::StrFormat("cannot write %s: %s", path, std::strerror(err)));
+    return absl::ErrnoToStatus(err, absl::StrCat("cannot write ", path));
   }
   return absl::OkStatus();
 }
@@ -202,7 +204,7 @@ absl::Status WriteFileAtomically(const std::string& path, const std::string& con
   struct stat st {};
   if (lstat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return ReplaceAtomically(path, content);
-    return absl::PermissionDeniedError(absl::StrFormat("cannot write %s: %s", path, std::strerror(errno)));
+    return absl::ErrnoToStatus(errno, absl::StrCat("cannot write ", path));
   }
   if (S_ISREG(st.st_mode)) return ReplaceAtomically(path, content);
   if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return WriteIntoSpecialFile(path, false, content);
@@ -228,7 +230,7 @@ absl::StatusOr<std::string> WriteNewFile(const std::string& dir, const std::stri
                                          const std::string& suffix, const std::string& content) {
   const std::string prefix = dir.empty() ? "" : dir.back() == '/' ? dir : dir + "/";
   std::string temp;
-  if (absl::Status s = WriteTemporary(prefix, stem + suffix, content, &temp); !s.ok()) return s;
+  TD_RETURN_IF_ERROR(WriteTemporary(prefix, stem + suffix, content, &temp));
   constexpr int kNames = 1000;
   for (int n = 0; n < kNames; ++n) {
     const std::string target = prefix + (n == 0 ? stem : absl::StrFormat("%s.%d", stem, n)) + suffix;
@@ -236,7 +238,7 @@ absl::StatusOr<std::string> WriteNewFile(const std::string& dir, const std::stri
     if (err == 0) return target;
     if (err == EEXIST) continue;
     unlink(temp.c_str());
-    return absl::PermissionDeniedError(absl::StrFormat("cannot write %s: %s", target, std::strerror(err)));
+    return absl::ErrnoToStatus(err, absl::StrCat("cannot write ", target));
   }
   unlink(temp.c_str());
   return absl::AlreadyExistsError(
@@ -270,6 +272,11 @@ std::string RankFileStem(const std::string& program, const std::string& job, int
   for (int64_t last = size > 0 ? size - 1 : rank; last >= 10; last /= 10) ++digits;
   const std::string job_part = job.empty() ? "" : FileNamePart(job, 48, "") + "-";
   return absl::StrFormat("td-%s-%srank%0*d", FileNamePart(program, 128, "program"), job_part, digits, rank);
+}
+
+std::string JobFileStem(const std::string& program, const std::string& job) {
+  const std::string job_part = job.empty() ? "" : FileNamePart(job, 48, "") + "-";
+  return absl::StrFormat("td-%s-%sjob", FileNamePart(program, 128, "program"), job_part);
 }
 
 std::string JsonFileName(const std::string& program, long pid) { return JsonFileStem(program, pid) + ".json"; }

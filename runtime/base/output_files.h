@@ -47,6 +47,9 @@ std::string JsonFileStem(const std::string& program, long pid);
 // when the launcher named no job); the job name is cut to 48 bytes and
 // written with the same characters as the program name.
 std::string RankFileStem(const std::string& program, const std::string& job, int64_t rank, int64_t size);
+// A whole MPI job's file (libtd-mpi): "td-<program>-<job>-job", or
+// "td-<program>-job" when the launcher named no job; the parts as above.
+std::string JobFileStem(const std::string& program, const std::string& job);
 
 }  // namespace td
 

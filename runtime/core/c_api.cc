@@ -1,6 +1,14 @@
 // The C entry points. Markers stay tiny: the common case is one state check,
 // one thread-local load, one cached id load and the thread's own bookkeeping.
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "runtime/base/diagnostics.h"
+#include "runtime/core/compat_api.h"
+#include "runtime/core/config.h"
 #include "runtime/core/runtime.h"
 #include "td/td.h"
 
@@ -46,9 +54,24 @@ bool NullName(const char* name, const char* function) {
   if (name != nullptr) return false;
   static std::atomic<bool> said{false};
   if (!said.exchange(true)) {
-    td::Report(td::Severity::kWarning, std::string(function) + "(NULL): a null name is ignored (said once)");
+    td::ReportProblem(td::Severity::kWarning, std::string(function) + "(NULL): a null name is ignored (said once)");
   }
   return true;
+}
+
+// The compat entry points: the calling thread's state when it has one and
+// td is recording (the same handshake as a marker), without attaching a
+// thread that never recorded.
+ThreadState* OwnRecordingThread() {
+  ThreadState* thread = td::t_thread_state;
+  return thread != nullptr && td::MarkerEntered(thread) ? thread : nullptr;
+}
+
+// The region `site` names, without registering it.
+std::optional<uint32_t> RegionNamed(ThreadState* thread, const td_site* site) {
+  const int cached = __atomic_load_n(&site->region_id_plus_one, __ATOMIC_ACQUIRE);
+  if (cached != 0) return static_cast<uint32_t>(cached - 1);
+  return thread->registry().Find(site->name != nullptr ? site->name : "");
 }
 
 }  // namespace
@@ -106,5 +129,74 @@ void td_init(void) { Runtime::Get().EnsureStarted(); }
 void td_finalize(void) { Runtime::Get().Finalize(); }
 
 int td_is_active(void) { return td::RuntimeRunning() ? 1 : 0; }
+
+void td_compat_region_totals(td_site* site, double* events, int capacity, td_compat_totals* out) {
+  if (out == nullptr) return;
+  *out = td_compat_totals{0, 0.0, 0};
+  if (site == nullptr) return;
+  ThreadState* thread = OwnRecordingThread();
+  if (thread == nullptr) return;
+  const MarkerScope scope(thread);
+  try {
+    const std::optional<uint32_t> region = RegionNamed(thread, site);
+    if (!region) return;
+    std::vector<uint64_t> words(thread->words(), 0);
+    int64_t wall_ns = 0;
+    out->calls = static_cast<long long>(thread->EndedTotals(*region, &wall_ns, words.data()));
+    out->seconds = static_cast<double>(wall_ns) * 1e-9;
+    const td::CounterLayout& layout = Runtime::Get().layout();
+    // As the JSON has them: none where the thread's counters were not measured.
+    if (events == nullptr || capacity <= 0 || !thread->counters_measured() || thread->words() != layout.words) return;
+    int n = 0;
+    for (size_t g = 0; g < layout.groups.size() && n < capacity; ++g) {
+      for (size_t i = 0; i < layout.groups[g].num_events && n < capacity; ++i) {
+        events[n++] = static_cast<double>(words[layout.ValueWord(g, i)]);
+      }
+    }
+    out->nevents = n;
+  } catch (...) {
+    *out = td_compat_totals{0, 0.0, 0};
+  }
+}
+
+int td_compat_region_reset(td_site* site) {
+  if (site == nullptr) return 0;
+  ThreadState* thread = OwnRecordingThread();
+  if (thread == nullptr) return 0;
+  const MarkerScope scope(thread);
+  try {
+    const std::optional<uint32_t> region = RegionNamed(thread, site);
+    if (!region) return 0;
+    return thread->ResetRegion(*region) ? 0 : -1;
+  } catch (...) {
+    return -1;
+  }
+}
+
+long td_compat_setting(const char* name, char* buffer, size_t size) {
+  if (name == nullptr) return -1;
+  try {
+    std::vector<std::string> errors;  // the runtime reports them when it starts
+    const td::Config config = td::ReadConfigFromEnvironment(&errors);
+    const std::string* value = nullptr;
+    if (std::strcmp(name, "PAPI_EVENTS") == 0) {
+      value = &config.papi_events;
+    } else if (std::strcmp(name, "LIKWID_EVENTS") == 0) {
+      value = &config.likwid_events;
+    } else if (std::strcmp(name, "TD_EVENTS") == 0) {
+      value = &config.events;
+    } else {
+      return -1;
+    }
+    if (buffer != nullptr && size > 0) {
+      const size_t n = std::min(value->size(), size - 1);
+      std::memcpy(buffer, value->data(), n);
+      buffer[n] = '\0';
+    }
+    return static_cast<long>(value->size());
+  } catch (...) {
+    return -1;
+  }
+}
 
 }  // extern "C"

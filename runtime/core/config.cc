@@ -135,6 +135,8 @@ Config ReadConfig(const EnvLookup& env, std::vector<std::string>* errors) {
                                 : std::string(home != nullptr && *home != '\0' ? home : config.tmpdir.c_str()) +
                                       "/.cache/td/calibration.json";
   if (const char* raw = env("TD_EVENTS")) config.events = raw;
+  if (const char* raw = env("PAPI_EVENTS")) config.papi_events = raw;
+  if (const char* raw = env("LIKWID_EVENTS")) config.likwid_events = raw;
   if (const char* raw = env("TD_LEVEL")) {
     int level = 0;
     if (absl::SimpleAtoi(raw, &level) && level >= 1 && level <= 6) {
@@ -185,6 +187,18 @@ Config ReadConfig(const EnvLookup& env, std::vector<std::string>* errors) {
     } else {
       errors->push_back(absl::StrFormat(
           "TD_REPORT_RANKS=\"%s\" is not understood; accepted: 0, all, none; using 0", raw));
+    }
+  }
+  if (const char* raw = env("TD_MPI_RANKS")) {
+    const std::string r = Lowercase(raw);
+    bool keep = false;
+    if (r == "auto" || r.empty()) {
+      config.mpi_rank_rows = MpiRankRows::kAuto;
+    } else if (ParseBool(r, &keep)) {
+      config.mpi_rank_rows = keep ? MpiRankRows::kKeep : MpiRankRows::kSummary;
+    } else {
+      errors->push_back(absl::StrFormat(
+          "TD_MPI_RANKS=\"%s\" is not understood; accepted: auto, 1, 0 (or another boolean); using auto", raw));
     }
   }
   if (const char* dir = env("TD_OUTPUT_DIR")) {
@@ -241,6 +255,12 @@ const std::vector<Setting>& Settings() {
       {"TD_JSON", "boolean", "1", "write the JSON file"},
       {"TD_EVENTS", "a comma list of events, `{…}` to force a group", "the Top-Down events of this CPU (with a PMU)",
        "what to count besides the software group; spellings and grouping in [counters.md](counters.md)"},
+      {"PAPI_EVENTS", "PAPI's comma list of event names", "unset",
+       "read by `libtd_compat` only: where `TD_EVENTS` is unset, the names with a td spelling become `TD_EVENTS` "
+       "([compat.md](compat.md#events))"},
+      {"LIKWID_EVENTS", "LIKWID's event list (`EVENT:COUNTER,…`; groups separated by a vertical bar)", "unset",
+       "the same for LIKWID's names (`likwid-perfctr` sets it); read by `libtd_compat` only "
+       "([compat.md](compat.md#events))"},
       {"TD_LEVEL", "1 … 6", "2",
        "deepest Top-Down level whose events are collected by default (more levels: more groups, more "
        "multiplexing; `td run --passes auto` avoids it)"},
@@ -280,6 +300,10 @@ const std::vector<Setting>& Settings() {
       {"TD_REPORT_RANKS", "`0`, `all`, `none`", "`0`",
        "in an MPI job, which ranks print the text report on stderr (the others still print their problems and "
        "write their JSON; [hpc.md](hpc.md))"},
+      {"TD_MPI_RANKS", "`auto`, or a boolean", "`auto`",
+       "with libtd-mpi: whether the job file keeps one row per rank and region (`1`), or per region only "
+       "min / mean / max, the slowest rank and a histogram (`0`); `auto` keeps the rows up to 64 ranks "
+       "([hpc.md](hpc.md#one-file-per-job))"},
       {"OMPI_COMM_WORLD_RANK", "set by Open MPI's launcher", "—",
        "with `OMPI_COMM_WORLD_SIZE`: this process is that rank of an MPI job ([hpc.md](hpc.md)); the job is "
        "`SLURM_JOB_ID`, else `PMIX_NAMESPACE`, else `OMPI_MCA_ess_base_jobid`"},

@@ -1,5 +1,6 @@
 // Run-time settings: every environment variable td reads (TD_*, NO_COLOR,
-// TMPDIR, XDG_CACHE_HOME, HOME) is read here and nowhere else, and each is
+// TMPDIR, XDG_CACHE_HOME, HOME, and for libtd_compat PAPI_EVENTS and
+// LIKWID_EVENTS) is read here and nowhere else, and each is
 // declared once in the table below, which also generates the variable table
 // of docs/usage.md (`td config --markdown`; a test keeps the two in sync).
 #ifndef TD_RUNTIME_CORE_CONFIG_H_
@@ -19,6 +20,11 @@ enum class BackendChoice { kPerfEvent, kNone, kReplay, kPapi };
 
 // Which text reports an MPI job prints (TD_REPORT_RANKS).
 enum class RankReports { kRankZero, kAll, kNone };
+
+// Whether libtd-mpi's job file keeps one row per rank (TD_MPI_RANKS).
+enum class MpiRankRows { kAuto, kKeep, kSummary };
+// kAuto keeps them up to this many ranks.
+constexpr int64_t kMpiRankRowsAutoLimit = 64;
 
 // This process's place in an MPI job, from what the launcher put in the
 // environment (no MPI library is needed to know it).
@@ -50,7 +56,10 @@ struct Config {
   std::string calibration_file;   // $XDG_CACHE_HOME/td/calibration.json, else $HOME/.cache/…
   std::optional<MpiIdentity> mpi;  // set when a launcher's rank variable is present
   RankReports rank_reports = RankReports::kRankZero;  // TD_REPORT_RANKS
+  MpiRankRows mpi_rank_rows = MpiRankRows::kAuto;     // TD_MPI_RANKS (libtd-mpi's job file)
   std::string events;             // TD_EVENTS: what to count besides the software group
+  std::string papi_events;        // PAPI_EVENTS, LIKWID_EVENTS: read by libtd_compat only, which
+  std::string likwid_events;      //   turns them into TD_EVENTS at load (docs/compat.md); "" = unset
   int level = 2;                  // TD_LEVEL: deepest Top-Down level collected by default
   MemoryMode memory = MemoryMode::kAuto;  // TD_MEMORY: memory traffic per region
   int pass = 1;                   // TD_PASS=k/n (set by td run): this run counts the

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "runtime/analysis/run_analysis.h"
@@ -53,6 +54,30 @@ namespace td {
 thread_local ThreadState* t_thread_state __attribute__((tls_model("initial-exec"))) = nullptr;
 
 namespace {
+
+// The calling thread's counter groups (none when the layout has no events),
+// or why they could not be opened.
+struct ThreadCountersOrError {
+  std::unique_ptr<ThreadCounters> counters;
+  std::string error;
+};
+
+ThreadCountersOrError OpenCountersOfThisThread(CounterBackend& backend) {
+  ThreadCountersOrError out;
+  if (backend.layout().events.empty()) return out;
+  auto opened = backend.OpenForCurrentThread();
+  if (!opened.ok()) {
+    out.error = std::string(opened.status().message());
+    return out;
+  }
+  out.counters = *std::move(opened);
+  // Every thread opens the same groups: say it once, not per thread.
+  static std::atomic<bool> said{false};
+  if (const std::string unopened = out.counters->Unopened(); !unopened.empty() && !said.exchange(true)) {
+    ReportProblem(Severity::kWarning, "counters: " + unopened + "; those groups read as not measured");
+  }
+  return out;
+}
 
 pthread_key_t g_exit_key;
 
@@ -144,7 +169,7 @@ void Runtime::Start() {
   // thousand ranks saying the same thing bury the one line that matters.
   // Warnings and errors still come from every rank.
   SetQuiet(config_.quiet || !PrintsReports(config_));
-  for (auto& e : errors) Report(Severity::kError, std::move(e));
+  for (auto& e : errors) ReportProblem(Severity::kError, std::move(e));
   if (config_.disabled) {
     SetState(RuntimeState::kOff);
     return;
@@ -171,16 +196,16 @@ void Runtime::Start() {
     backend_ = MakeNullBackend(availability);
   }
   if (!availability.hardware_counters) {
-    Report(Severity::kNotice,
-           absl::StrFormat("hardware counters unavailable: %s; measuring %s",
-                           availability.hardware_reason, availability.measured));
+    ReportProblem(Severity::kNotice,
+                  absl::StrFormat("hardware counters unavailable: %s; measuring %s",
+                                  availability.hardware_reason, availability.measured));
   }
   start_unix_ns_ = UnixNowNs();
   ChooseMarkerBarrier();
   pthread_key_create(&g_exit_key, &Runtime::OnThreadExit);
   pthread_atfork(&Runtime::BeforeFork, &Runtime::AfterForkInParent, &Runtime::AfterForkInChild);
   std::atexit(&FinalizeAtExit);
-  if (config_.signals) Report(Severity::kNotice, InstallSignalFlush(&FinalizeAtExit));
+  if (config_.signals) ReportProblem(Severity::kNotice, InstallSignalFlush(&FinalizeAtExit));
   SetState(RuntimeState::kRunning);
 }
 
@@ -190,7 +215,7 @@ void Runtime::CheckDefinitionSettings() {
   if (config_.metrics_dir.empty() && config_.uarch.empty()) return;
   const absl::StatusOr<DefinitionLibrary> library = DefinitionLibrary::Load(config_.metrics_dir);
   if (!library.ok()) {
-    Report(Severity::kError, absl::StrFormat("%s; Top-Down analysis needs definitions, so this run's hardware "
+    ReportProblem(Severity::kError, absl::StrFormat("%s; Top-Down analysis needs definitions, so this run's hardware "
                                              "counts (if any) will not be analysed",
                                              Printable(std::string(library.status().message()))));
     return;
@@ -198,10 +223,10 @@ void Runtime::CheckDefinitionSettings() {
   if (config_.uarch.empty()) return;
   const std::vector<std::string> known = library->Uarchs();
   if (std::find(known.begin(), known.end(), config_.uarch) == known.end()) {
-    Report(Severity::kError,
-           absl::StrFormat("TD_UARCH=%s is not a microarchitecture td has definitions for (`td uarchs` lists "
-                           "them: %s); ignored, the CPU is identified instead",
-                           Printable(config_.uarch), absl::StrJoin(known, ", ")));
+    ReportProblem(Severity::kError,
+                  absl::StrFormat("TD_UARCH=%s is not a microarchitecture td has definitions for (`td uarchs` lists "
+                                  "them: %s); ignored, the CPU is identified instead",
+                                  Printable(config_.uarch), absl::StrJoin(known, ", ")));
     config_.uarch.clear();
   }
 }
@@ -209,16 +234,16 @@ void Runtime::CheckDefinitionSettings() {
 bool Runtime::StartPapi(const Availability& availability) {
   std::vector<std::string> names;
   if (auto parsed = ParseEventList(config_.events); parsed.ok()) {
-    for (const RequestedGroup& g : *parsed) names.insert(names.end(), g.events.begin(), g.events.end());
+    for (const EventListGroup& g : *parsed) names.insert(names.end(), g.events.begin(), g.events.end());
   }
   // MakePapiBackend counts once on this thread: where PAPI cannot count, this
   // is the one line that says why, and the run measures what perf_event can.
   auto papi = MakePapiBackend(names, availability);
   if (!papi.ok()) {
-    Report(Severity::kError,
-           absl::StrFormat("TD_BACKEND=papi: %s; %s", papi.status().message(),
-                           availability.software_counters ? "using the perf_event backend instead"
-                                                          : "measuring wall time and calls only"));
+    ReportProblem(Severity::kError,
+                  absl::StrFormat("TD_BACKEND=papi: %s; %s", papi.status().message(),
+                                  availability.software_counters ? "using the perf_event backend instead"
+                                                                 : "measuring wall time and calls only"));
     return false;
   }
   backend_ = *std::move(papi);
@@ -232,8 +257,8 @@ void Runtime::AddSelectedGroups(Availability* availability, CounterLayout* layou
       SelectForThisMachine(config_.events, config_.level, *availability, config_.pass, config_.passes,
                            config_.memory, config_.uarch, config_.metrics_dir);
   if (!selection.memory.empty()) availability->memory = selection.memory;
-  for (auto& e : selection.errors) Report(Severity::kError, std::move(e));
-  for (auto& n : selection.notices) Report(Severity::kNotice, std::move(n));
+  for (auto& e : selection.errors) ReportProblem(Severity::kError, std::move(e));
+  for (auto& n : selection.notices) ReportProblem(Severity::kNotice, std::move(n));
   size_t hardware_groups = 0;
   for (auto& group : selection.groups) {
     hardware_groups += std::any_of(group.begin(), group.end(), [](const EventInfo& e) { return e.hardware; });
@@ -252,13 +277,13 @@ void Runtime::AddSelectedGroups(Availability* availability, CounterLayout* layou
 bool Runtime::StartReplay() {
   auto recording = ReadRunFile(config_.replay_file);
   if (!recording.ok()) {
-    Report(Severity::kError, absl::StrFormat("TD_BACKEND=replay:%s: %s; measuring this run instead",
+    ReportProblem(Severity::kError, absl::StrFormat("TD_BACKEND=replay:%s: %s; measuring this run instead",
                                              config_.replay_file, recording.status().message()));
     config_.backend = BackendChoice::kPerfEvent;
     return false;
   }
   replay_ = std::make_unique<RunData>(*std::move(recording));
-  Report(Severity::kNotice, absl::StrFormat("replaying %s (recorded from %s, pid %d); markers of "
+  ReportProblem(Severity::kNotice, absl::StrFormat("replaying %s (recorded from %s, pid %d); markers of "
                                             "this run are not measured",
                                             config_.replay_file, replay_->program.name,
                                             replay_->program.pid));
@@ -275,21 +300,7 @@ ThreadState* Runtime::ThisThreadSlow() {
 
 ThreadState* Runtime::AttachThisThread() {
   if (!EnsureStarted()) return nullptr;
-  std::unique_ptr<ThreadCounters> counters;
-  std::string error;
-  if (!backend_->layout().events.empty()) {
-    auto opened = backend_->OpenForCurrentThread();
-    if (opened.ok()) {
-      counters = std::move(*opened);
-      // Every thread opens the same groups: say it once, not per thread.
-      static std::atomic<bool> said{false};
-      if (const std::string unopened = counters->Unopened(); !unopened.empty() && !said.exchange(true)) {
-        Report(Severity::kWarning, "counters: " + unopened + "; those groups read as not measured");
-      }
-    } else {
-      error = std::string(opened.status().message());
-    }
-  }
+  auto [counters, error] = OpenCountersOfThisThread(*backend_);
   const auto tid = static_cast<int64_t>(syscall(SYS_gettid));
   std::lock_guard<std::mutex> lock(threads_mu_);
   if (LoadState() != RuntimeState::kRunning) return nullptr;
@@ -301,10 +312,10 @@ ThreadState* Runtime::AttachThisThread() {
     const size_t at = error.find(" failed with ");
     const std::string cause = at == std::string::npos ? error : error.substr(at + 13);
     if (++thread_error_causes_[cause] == 1) {
-      Report(Severity::kWarning,
-             absl::StrFormat("thread %d: counters not measured: %s; later threads failing with %s are not listed "
-                             "again (finalize says how many)",
-                             index, error, cause));
+      ReportProblem(Severity::kWarning,
+                    absl::StrFormat("thread %d: counters not measured: %s; later threads failing with %s are not "
+                                    "listed again (finalize says how many)",
+                                    index, error, cause));
     }
   }
   threads_.push_back(std::make_unique<ThreadState>(index, tid, std::move(counters),
@@ -357,16 +368,7 @@ void Runtime::AfterForkInChild() {
   runtime.thread_error_causes_.clear();  // the child's report says its own
   runtime.start_unix_ns_ = UnixNowNs();
   if (self == nullptr) return;
-  std::unique_ptr<ThreadCounters> counters;
-  std::string error;
-  if (!runtime.backend_->layout().events.empty()) {
-    auto opened = runtime.backend_->OpenForCurrentThread();
-    if (opened.ok()) {
-      counters = std::move(*opened);
-    } else {
-      error = std::string(opened.status().message());
-    }
-  }
+  auto [counters, error] = OpenCountersOfThisThread(*runtime.backend_);
   self->RestartAfterFork(std::move(counters), runtime.backend_->layout().words, error);
   runtime.threads_.push_back(std::move(self));
 }
@@ -385,9 +387,9 @@ void Runtime::Finalize() {
     try {
       WriteTextReport(*recording);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "td: error: the report could not be written: %s\n", e.what());
+      Announce(Severity::kError, absl::StrCat("the report could not be written: ", e.what()));
     } catch (...) {
-      std::fprintf(stderr, "td: error: the report could not be written\n");
+      Announce(Severity::kError, "the report could not be written");
     }
     return;
   }
@@ -396,9 +398,9 @@ void Runtime::Finalize() {
   try {
     CollectAndWrite();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "td: error: the reports could not be written: %s\n", e.what());
+    Announce(Severity::kError, absl::StrCat("the reports could not be written: ", e.what()));
   } catch (...) {
-    std::fprintf(stderr, "td: error: the reports could not be written\n");
+    Announce(Severity::kError, "the reports could not be written");
   }
 }
 
@@ -430,17 +432,24 @@ std::vector<ThreadState*> Runtime::QuiescentThreads() {
     }
   }
   if (!busy.empty()) {
-    Report(Severity::kWarning,
-           absl::StrFormat("%d thread%s (%s) stayed inside a td marker while the run ended; their regions "
-                           "are left out of this report",
-                           busy.size(), busy.size() == 1 ? "" : "s", absl::StrJoin(busy, ", ")));
+    ReportProblem(Severity::kWarning,
+                  absl::StrFormat("%d thread%s (%s) stayed inside a td marker while the run ended; their regions "
+                                  "are left out of this report",
+                                  busy.size(), busy.size() == 1 ? "" : "s", absl::StrJoin(busy, ", ")));
   }
   return quiet;
 }
 
 void Runtime::CollectAndWrite() {
-  RunData data;
   std::vector<ThreadTrace> traces;
+  const RunData data = CollectQuiet(&traces);
+  if (config_.trace) WriteTrace(data, traces);
+  WriteReports(data);
+}
+
+RunData Runtime::CollectQuiet(std::vector<ThreadTrace>* traces_out) {
+  RunData data;
+  std::vector<ThreadTrace>& traces = *traces_out;
   const std::vector<ThreadState*> threads = QuiescentThreads();
   {
     std::lock_guard<std::mutex> lock(threads_mu_);
@@ -449,27 +458,27 @@ void Runtime::CollectAndWrite() {
       if (!config_.trace) continue;
       traces.push_back({thread->index(), thread->tid(), thread->TraceEvents(), thread->trace_dropped()});
       if (!thread->trace_truncated().empty()) {
-        Report(Severity::kWarning,
-               absl::StrFormat("TD_TRACE: trace truncated: thread %d keeps its %d most recent events of %d, "
-                               "because %s",
-                               thread->index(), thread->trace_kept(), thread->trace_kept() + thread->trace_dropped(),
-                               thread->trace_truncated()));
+        ReportProblem(Severity::kWarning,
+                      absl::StrFormat("TD_TRACE: trace truncated: thread %d keeps its %d most recent events of %d, "
+                                      "because %s",
+                                      thread->index(), thread->trace_kept(),
+                                      thread->trace_kept() + thread->trace_dropped(), thread->trace_truncated()));
       } else if (thread->trace_dropped() != 0) {
-        Report(Severity::kWarning,
-               absl::StrFormat("TD_TRACE: thread %d overwrote its %d oldest events (ring of %d); "
-                               "the trace keeps the most recent ones, raise TD_TRACE_EVENTS for more",
-                               thread->index(), thread->trace_dropped(), config_.trace_events));
+        ReportProblem(Severity::kWarning,
+                      absl::StrFormat("TD_TRACE: thread %d overwrote its %d oldest events (ring of %d); "
+                                      "the trace keeps the most recent ones, raise TD_TRACE_EVENTS for more",
+                                      thread->index(), thread->trace_dropped(), config_.trace_events));
       }
     }
     for (const auto& [cause, threads_hit] : thread_error_causes_) {
       if (threads_hit > 1) {
-        Report(Severity::kWarning, absl::StrFormat("counters not measured on %d threads: %s", threads_hit, cause));
+        ReportProblem(Severity::kWarning,
+                      absl::StrFormat("counters not measured on %d threads: %s", threads_hit, cause));
       }
     }
     data = Collect(threads);
   }
-  if (config_.trace) WriteTrace(data, traces);
-  WriteReports(data);
+  return data;
 }
 
 RunData Runtime::Collect(const std::vector<ThreadState*>& quiet_threads) {

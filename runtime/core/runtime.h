@@ -74,11 +74,23 @@ class Runtime {
   void Finalize();
 
   RegionRegistry& regions() { return regions_; }
+  // The counters every thread opens; only once started (a thread has state).
+  const CounterLayout& layout() const { return backend_->layout(); }
   // Starts the runtime if needed and returns the calling thread's state,
   // creating it on first use; null when td is off. The markers' slow path.
   ThreadState* ThisThreadSlow();
 
+  // libtd-mpi's job file (runtime/core/mpi_api.h, mpi_job.cc): the steps of
+  // the reduction at MPI_Finalize, on the rank that calls them.
+  int MpiBegin(int rank, int size);
+  int MpiAdd(const char* bytes, size_t length);
+  int MpiTake(char** bytes, size_t* length);
+  int MpiWriteJob();
+  void MpiEnd(int in_job_file);
+  void MpiSay(const char* line);
+
  private:
+  struct MpiJob;  // mpi_job.cc
   Runtime() = default;
   void Start();
   ThreadState* AttachThisThread();
@@ -91,6 +103,10 @@ class Runtime {
   std::vector<ThreadState*> QuiescentThreads();
   RunData Collect(const std::vector<ThreadState*>& threads);  // with threads_mu_ held
   void CollectAndWrite();  // Finalize's work once the markers are off
+  // CollectAndWrite's first half: every thread's data, with the traces.
+  RunData CollectQuiet(std::vector<ThreadTrace>* traces);
+  // The report text where TD_OUTPUT says.
+  void EmitText(const std::string& text);
   void WriteReports(const RunData& data);
   void WriteTextReport(const RunData& data);
   void WriteTrace(const RunData& data, const std::vector<ThreadTrace>& traces);
@@ -110,6 +126,7 @@ class Runtime {
   // errno part, whichever event hit it first), how many threads it hit.
   std::map<std::string, int> thread_error_causes_;
   int64_t start_unix_ns_ = 0;
+  MpiJob* mpi_job_ = nullptr;  // between MpiBegin and MpiEnd; leaked like the runtime
 };
 
 }  // namespace td

@@ -7,9 +7,11 @@
 #include <cstdio>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "runtime/core/runtime.h"
 #include "runtime/base/byte_strings.h"
+#include "runtime/base/diagnostics.h"
 #include "runtime/model/run_file.h"
 #include "runtime/base/output_files.h"
 #include "runtime/report/report_pipeline.h"
@@ -35,8 +37,9 @@ absl::StatusOr<std::string> WriteRunFile(const std::string& dir, const std::stri
   absl::StatusOr<std::string> path = WriteNewFile(dir, stem, suffix, body);
   const std::string preferred = stem + suffix;
   if (path.ok() && !(path->size() > preferred.size() && absl::EndsWith(*path, "/" + preferred))) {
-    std::fprintf(stderr, "td: %s already exists in %s and is not this run's: left as it is, writing %s instead\n",
-                 Printable(preferred).c_str(), Printable(dir).c_str(), Printable(*path).c_str());
+    Announce(Severity::kNotice, absl::StrFormat("%s already exists in %s and is not this run's: left as it is, "
+                                                "writing %s instead",
+                                                preferred, dir, *path));
   }
   return path;
 }
@@ -49,9 +52,9 @@ void Runtime::WriteTrace(const RunData& data, const std::vector<ThreadTrace>& tr
   const absl::StatusOr<std::string> path =
       WriteRunFile(config_.json_dir, RunFileStem(data), ".trace.json", body.empty() ? body : body + "\n");
   if (!path.ok()) {
-    std::fprintf(stderr, "td: error: trace: %s\n", Printable(std::string(path.status().message())).c_str());
+    Announce(Severity::kError, absl::StrCat("trace: ", path.status().message()));
   } else if (!config_.quiet && PrintsReports(config_)) {
-    std::fprintf(stderr, "td: wrote %s (open in Perfetto or chrome://tracing)\n", Printable(*path).c_str());
+    Announce(Severity::kNotice, absl::StrFormat("wrote %s (open in Perfetto or chrome://tracing)", *path));
   }
 }
 
@@ -62,16 +65,15 @@ void Runtime::WriteReports(const RunData& data) {
     absl::StatusOr<std::string> path = WriteRunFile(config_.json_dir, stem, ".json", body);
     if (!path.ok() && !body.empty()) {
       const std::string& fallback_dir = config_.tmpdir;
-      std::fprintf(stderr, "td: error: TD_OUTPUT_DIR=%s: %s; writing %s/%s.json instead\n",
-                   Printable(config_.json_dir).c_str(), Printable(std::string(path.status().message())).c_str(),
-                   Printable(fallback_dir).c_str(), stem.c_str());
+      Announce(Severity::kError, absl::StrFormat("TD_OUTPUT_DIR=%s: %s; writing %s/%s.json instead", config_.json_dir,
+                                                 path.status().message(), fallback_dir, stem));
       path = WriteRunFile(fallback_dir, stem, ".json", body);
     }
     if (!path.ok()) {
-      std::fprintf(stderr, "td: error: %s; the JSON report follows on stderr\n%s",
-                   Printable(std::string(path.status().message())).c_str(), body.c_str());
+      Announce(Severity::kError, absl::StrCat(path.status().message(), "; the JSON report follows on stderr"));
+      WriteToStderr(body);
     } else if (!config_.quiet && PrintsReports(config_)) {
-      std::fprintf(stderr, "td: wrote %s\n", Printable(*path).c_str());
+      Announce(Severity::kNotice, absl::StrCat("wrote ", *path));
     }
   }
   WriteTextReport(data);
@@ -89,10 +91,16 @@ void Runtime::WriteTextReport(const RunData& data) {
   options.color = to_terminal && !config_.no_color;
   std::string problem;
   const std::string text = pipeline.Text(data, options, &problem);
-  if (!problem.empty()) std::fprintf(stderr, "td: error: %s\n", problem.c_str());
+  if (!problem.empty()) Announce(Severity::kError, problem);
+  EmitText(text);
+}
+
+void Runtime::EmitText(const std::string& text) {
+  const std::string& target = config_.text_output;
   if (target.empty() || target == "stderr" || target == "-") {
-    std::fputs(text.c_str(), stderr);
+    WriteToStderr(text);
   } else if (target == "stdout") {
+    // Through stdio, after whatever the program itself left in stdout's buffer.
     std::fputs(text.c_str(), stdout);
     std::fflush(stdout);
   } else {
@@ -100,8 +108,9 @@ void Runtime::WriteTextReport(const RunData& data) {
     // written into (WriteFileAtomically says which and how).
     const absl::Status written = WriteFileAtomically(target, text);
     if (!written.ok()) {
-      std::fprintf(stderr, "td: error: TD_OUTPUT=%s: %s; the report follows on stderr\n%s",
-                   Printable(target).c_str(), Printable(std::string(written.message())).c_str(), text.c_str());
+      Announce(Severity::kError,
+               absl::StrFormat("TD_OUTPUT=%s: %s; the report follows on stderr", target, written.message()));
+      WriteToStderr(text);
     }
   }
 }

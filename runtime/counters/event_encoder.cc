@@ -19,6 +19,8 @@
 #include "runtime/counters/event_selection.h"
 #include "runtime/counters/event_spec.h"
 #include "runtime/machine/machine_info.h"
+#include "runtime/base/status_macros.h"
+#include "runtime/base/text_format.h"
 
 namespace td {
 namespace {
@@ -167,10 +169,6 @@ absl::StatusOr<Target> ResolveTarget(const std::string& pmu, const DefinitionLib
   return target;
 }
 
-bool HexConfig(const EventDefinition& def, uint64_t* config) {
-  return !def.config.empty() && absl::SimpleHexAtoi(def.config, config);
-}
-
 // ":c1:e" / ":c=1:e=1" / ":cmask=1:edge" as event-select bits, placed by the
 // same field layout td encodes `cpu/…/` terms with; null for a modifier this
 // cannot place (it is then libpfm4's to understand). perf's privilege letters
@@ -224,20 +222,21 @@ std::optional<EventEncoding> EncodeFromTable(const Target& target, const std::st
   if (!target.table) return std::nullopt;
   const MetricSet& table = *target.table;
   const std::string spelled = TdSpelling(event);
-  uint64_t config = 0;
   for (const std::string& name : {event, spelled}) {
     const EventDefinition* def = table.FindEvent(name);
-    if (def != nullptr && HexConfig(*def, &config)) {
-      return EventEncoding{target.name, PERF_TYPE_RAW, config, 0, "td table", def->name};
+    if (def == nullptr) continue;
+    if (const std::optional<uint64_t> config = def->RawConfig()) {
+      return EventEncoding{target.name, PERF_TYPE_RAW, *config, 0, "td table", def->name};
     }
   }
   const size_t colon = spelled.find(':');
   if (colon == std::string::npos || !HasEventSelectLayout(table)) return std::nullopt;
   const EventDefinition* base = table.FindEvent(spelled.substr(0, colon));
-  if (base == nullptr || !HexConfig(*base, &config) || (config & ModifierFieldBits()) != 0) return std::nullopt;
+  const std::optional<uint64_t> config = base != nullptr ? base->RawConfig() : std::nullopt;
+  if (!config || (*config & ModifierFieldBits()) != 0) return std::nullopt;
   const std::optional<uint64_t> bits = ModifierBits(spelled.substr(colon + 1));
   if (!bits) return std::nullopt;
-  return EventEncoding{target.name, PERF_TYPE_RAW, config | *bits, 0, "td table",
+  return EventEncoding{target.name, PERF_TYPE_RAW, *config | *bits, 0, "td table",
                        base->name + spelled.substr(colon)};
 }
 
@@ -320,21 +319,6 @@ absl::Status UnknownEvent(const std::string& event, const Target& target, const 
 
 }  // namespace
 
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 std::string LibpfmPmuName(const std::string& pmu_or_uarch, const DefinitionLibrary& library) {
   const MetricSet* set = library.Find(pmu_or_uarch);
   if (set != nullptr && !set->libpfm_pmu.empty()) return set->libpfm_pmu;
@@ -365,9 +349,8 @@ std::vector<PmuListing> ListPmus(const DefinitionLibrary& library) {
 
 absl::StatusOr<std::vector<std::string>> ListEvents(const std::string& pmu,
                                                     const DefinitionLibrary& library) {
-  auto target = ResolveTarget(pmu, library);
-  if (!target.ok()) return target.status();
-  return EventNames(*target);
+  TD_ASSIGN_OR_RETURN(const auto target, ResolveTarget(pmu, library));
+  return EventNames(target);
 }
 
 absl::StatusOr<EventEncoding> EncodeEvent(const std::string& event, const std::string& pmu,
@@ -379,11 +362,10 @@ absl::StatusOr<EventEncoding> EncodeEvent(const std::string& event, const std::s
     pmu_name = event.substr(0, colons);
     event_name = event.substr(colons + 2);
   }
-  auto target = ResolveTarget(pmu_name, library);
-  if (!target.ok()) return target.status();
-  auto encoded = EncodeFor(*target, event_name);
+  TD_ASSIGN_OR_RETURN(const auto target, ResolveTarget(pmu_name, library));
+  auto encoded = EncodeFor(target, event_name);
   if (encoded.ok() || encoded.status().code() != absl::StatusCode::kNotFound) return encoded;
-  return UnknownEvent(event_name, *target, encoded.status());
+  return UnknownEvent(event_name, target, encoded.status());
 }
 
 absl::StatusOr<EventEncoding> EncodeWithLibpfm(const std::string& event, const std::string& libpfm_pmu) {

@@ -67,8 +67,6 @@ struct PmuListing {
 // libpfm4's PMUs (present or not), then td uarch keys libpfm4 has no PMU for.
 std::vector<PmuListing> ListPmus(const DefinitionLibrary& library);
 
-// Levenshtein distance, for "closest names" in error messages.
-size_t EditDistance(const std::string& a, const std::string& b);
 
 // The libpfm4 PMU name for a td uarch key, from the definition files; the
 // input itself when it is not a uarch key.

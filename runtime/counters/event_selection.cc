@@ -41,11 +41,10 @@ absl::StatusOr<EventInfo> EncodeDefinedEvent(const std::string& name, const Metr
   resolver.pmu = metrics.libpfm_pmu.empty() ? metrics.uarch : metrics.libpfm_pmu;
   resolver.library = library;
   absl::StatusOr<EventInfo> event = absl::NotFoundError("");
-  uint64_t config = 0;
-  if (def != nullptr && !def->config.empty() && absl::SimpleHexAtoi(def->config, &config)) {
+  if (const std::optional<uint64_t> config = def != nullptr ? def->RawConfig() : std::nullopt) {
     EventInfo raw;
     raw.perf_type = PERF_TYPE_RAW;
-    raw.perf_config = config;
+    raw.perf_config = *config;
     raw.hardware = true;
     raw.pmu = "cpu";
     event = raw;
@@ -59,8 +58,6 @@ absl::StatusOr<EventInfo> EncodeDefinedEvent(const std::string& name, const Metr
 }
 
 bool IsSoftware(const EventInfo& e) { return e.perf_type == PERF_TYPE_SOFTWARE; }
-
-constexpr const char* kEstimateOrigin = "DRAM_Read_Bytes";
 
 // Memory traffic (TD_MEMORY): the socket's memory controllers when they can
 // be opened, else — in auto and estimate modes — the per-thread
@@ -105,7 +102,7 @@ MemoryChoice SelectMemory(const SelectionInput& input, std::vector<GroupRequest>
   }
   out->memory = "per-thread estimate: DRAM_Read_Bytes = last-level-cache misses x 64 B (reads only, a lower bound)";
   if (!why_no_socket.empty()) out->memory += "; no socket counts: " + why_no_socket;
-  hardware->push_back({std::move(events), false, kEstimateOrigin});
+  hardware->push_back({std::move(events), false, "DRAM_Read_Bytes", /*memory_estimate=*/true});
   return {{}, why_no_socket};
 }
 
@@ -145,85 +142,94 @@ std::string UarchForCpu(const DefinitionLibrary& library, const std::string& ven
   return key.ok() ? *key : "generic";
 }
 
-EventSelection SelectEvents(const SelectionInput& input) {
-  EventSelection out;
-  const CounterModel model = input.metrics != nullptr ? input.metrics->counters : CounterModel{};
-  std::vector<GroupRequest> hardware;
+namespace {
+
+// TD_EVENTS as requests: software events each in a group of their own
+// (straight into `out->groups`), hardware ones as requests for the planner.
+// Returns the hardware events that cannot be counted here (said after the
+// memory choice), or nullopt when the list does not parse.
+std::optional<std::vector<std::string>> RequestsFromEventList(const SelectionInput& input,
+                                                              std::vector<GroupRequest>* hardware,
+                                                              EventSelection* out) {
   std::vector<std::string> skipped_hardware;
-  std::vector<std::string> repeated_order;  // TD_EVENTS names seen again, first time first
+  auto parsed = ParseEventList(input.td_events);
+  if (!parsed.ok()) {
+    out->errors.push_back(absl::StrFormat("TD_EVENTS=\"%s\": %s; counting the default events only",
+                                          input.td_events, parsed.status().message()));
+    return std::nullopt;
+  }
+  EventResolver resolver;
+  resolver.library = input.library;
+  resolver.sysfs_devices = input.sysfs_devices;
+  if (input.metrics != nullptr) {
+    resolver.pmu = input.metrics->libpfm_pmu.empty() ? input.metrics->uarch : input.metrics->libpfm_pmu;
+  }
+  // An event listed again (or one the software group always counts) adds
+  // nothing but a group: counted once, and one line says so.
+  std::vector<std::string> repeated_order;  // names seen again, first time first
   std::map<std::string, int> repeated;
-  if (!input.td_events.empty()) {
-    auto parsed = ParseEventList(input.td_events);
-    if (!parsed.ok()) {
-      out.errors.push_back(absl::StrFormat("TD_EVENTS=\"%s\": %s; counting the default events only",
-                                           input.td_events, parsed.status().message()));
-      return out;
-    }
-    EventResolver resolver;
-    resolver.library = input.library;
-    resolver.sysfs_devices = input.sysfs_devices;
-    if (input.metrics != nullptr) {
-      resolver.pmu = input.metrics->libpfm_pmu.empty() ? input.metrics->uarch : input.metrics->libpfm_pmu;
-    }
-    // An event listed again (or one the software group always counts) adds
-    // nothing but a group: counted once, and one line says so.
-    std::set<std::string> counted;
-    for (const EventInfo& e : SoftwareLayout().events) counted.insert(e.name);
-    for (const RequestedGroup& group : *parsed) {
-      std::vector<EventInfo> software;
-      GroupRequest request{{}, group.forced, "TD_EVENTS"};
-      std::set<std::string> in_this_group;
-      for (const std::string& name : group.events) {
-        auto event = resolver.Resolve(name);
-        if (!event.ok()) {
-          out.errors.push_back(absl::StrFormat("TD_EVENTS: %s; not counted", event.status().message()));
-          continue;
-        }
-        const bool again = group.forced && !IsSoftware(*event) ? !in_this_group.insert(event->name).second
-                                                                : !counted.insert(event->name).second;
-        if (again) {
-          if (repeated[event->name]++ == 0) repeated_order.push_back(event->name);
-          continue;
-        }
-        if (IsSoftware(*event)) {
-          software.push_back(*std::move(event));
-        } else if (!input.hardware_available) {
-          skipped_hardware.push_back(name);
-        } else {
-          request.events.push_back(*std::move(event));
-        }
+  std::set<std::string> counted;
+  for (const EventInfo& e : SoftwareLayout().events) counted.insert(e.name);
+  for (const EventListGroup& group : *parsed) {
+    std::vector<EventInfo> software;
+    GroupRequest request{{}, group.forced, "TD_EVENTS"};
+    std::set<std::string> in_this_group;
+    for (const std::string& name : group.events) {
+      auto event = resolver.Resolve(name);
+      if (!event.ok()) {
+        out->errors.push_back(absl::StrFormat("TD_EVENTS: %s; not counted", event.status().message()));
+        continue;
       }
-      // Software events never multiplex, so grouping buys nothing, and a
-      // software group can read wrong: measured on Linux 6.18, cpu-clock as
-      // the last member of {page-faults,cpu-clock} reads 0, and page-faults
-      // in {cpu-clock,page-faults} reads 0. Each gets a group of its own.
-      if (software.size() > 1 && group.forced) {
-        out.notices.push_back("TD_EVENTS: software events never multiplex; each is counted in a group of its own");
+      const bool again = group.forced && !IsSoftware(*event) ? !in_this_group.insert(event->name).second
+                                                              : !counted.insert(event->name).second;
+      if (again) {
+        if (repeated[event->name]++ == 0) repeated_order.push_back(event->name);
+        continue;
       }
-      for (EventInfo& e : software) out.groups.push_back({std::move(e)});
-      if (!request.events.empty()) hardware.push_back(std::move(request));
+      if (IsSoftware(*event)) {
+        software.push_back(*std::move(event));
+      } else if (!input.hardware_available) {
+        skipped_hardware.push_back(name);
+      } else {
+        request.events.push_back(*std::move(event));
+      }
     }
-  } else if (input.hardware_available && input.metrics != nullptr) {
-    for (const FormulaDefinition& node : input.metrics->nodes) {
-      if (node.level < 1 || node.level > input.level) continue;
-      std::vector<EventInfo> events = FormulaEvents(node, *input.metrics, input.library);
-      if (!events.empty()) hardware.push_back({std::move(events), false, node.name});
+    // Software events never multiplex, so grouping buys nothing, and a
+    // software group can read wrong: measured on Linux 6.18, cpu-clock as
+    // the last member of {page-faults,cpu-clock} reads 0, and page-faults
+    // in {cpu-clock,page-faults} reads 0. Each gets a group of its own.
+    if (software.size() > 1 && group.forced) {
+      out->notices.push_back("TD_EVENTS: software events never multiplex; each is counted in a group of its own");
     }
+    for (EventInfo& e : software) out->groups.push_back({std::move(e)});
+    if (!request.events.empty()) hardware->push_back(std::move(request));
   }
   if (!repeated_order.empty()) {
     std::vector<std::string> said;
     for (const std::string& name : repeated_order) {
       said.push_back(absl::StrFormat("%s (%d extra)", name, repeated[name]));
     }
-    out.notices.push_back(absl::StrFormat("TD_EVENTS: listed again or counted by default, counted once: %s",
-                                          absl::StrJoin(said, ", ")));
+    out->notices.push_back(absl::StrFormat("TD_EVENTS: listed again or counted by default, counted once: %s",
+                                           absl::StrJoin(said, ", ")));
   }
-  const MemoryChoice memory = SelectMemory(input, &hardware, &out);
-  if (!skipped_hardware.empty()) {
-    out.notices.push_back(absl::StrFormat("TD_EVENTS: hardware events %s not counted: %s",
-                                          absl::StrJoin(skipped_hardware, ", "), input.hardware_reason));
+  return skipped_hardware;
+}
+
+// The CPU's formulas up to TD_LEVEL, one request per tree node.
+std::vector<GroupRequest> RequestsFromFormulas(const SelectionInput& input) {
+  std::vector<GroupRequest> hardware;
+  for (const FormulaDefinition& node : input.metrics->nodes) {
+    if (node.level < 1 || node.level > input.level) continue;
+    std::vector<EventInfo> events = FormulaEvents(node, *input.metrics, input.library);
+    if (!events.empty()) hardware.push_back({std::move(events), false, node.name});
   }
-  // Plan each request alone first, so one impossible group costs only itself.
+  return hardware;
+}
+
+// The requests the PMU can schedule, each planned alone first, so one
+// impossible group costs only itself.
+std::vector<GroupRequest> SchedulableRequests(std::vector<GroupRequest> hardware, const CounterModel& model,
+                                              const SelectionInput& input, EventSelection* out) {
   std::vector<GroupRequest> possible;
   for (GroupRequest& request : hardware) {
     auto alone = PlanGroups({request}, model, input.plan);
@@ -231,7 +237,7 @@ EventSelection SelectEvents(const SelectionInput& input) {
       // A formula with more events than counters: count its events in
       // several groups rather than not at all, and say that its ratios then
       // mix intervals measured apart.
-      out.notices.push_back(absl::StrFormat(
+      out->notices.push_back(absl::StrFormat(
           "%s needs %d events, more than one group holds; they are counted in separate groups", request.origin,
           request.events.size()));
       for (EventInfo& e : request.events) {
@@ -241,11 +247,34 @@ EventSelection SelectEvents(const SelectionInput& input) {
       continue;
     }
     if (!alone.ok()) {
-      out.errors.push_back(absl::StrFormat("%s; not counted", alone.status().message()));
+      out->errors.push_back(absl::StrFormat("%s; not counted", alone.status().message()));
     } else {
       possible.push_back(std::move(request));
     }
   }
+  return possible;
+}
+
+}  // namespace
+
+EventSelection SelectEvents(const SelectionInput& input) {
+  EventSelection out;
+  const CounterModel model = input.metrics != nullptr ? input.metrics->counters : CounterModel{};
+  std::vector<GroupRequest> hardware;
+  std::vector<std::string> skipped_hardware;
+  if (!input.td_events.empty()) {
+    std::optional<std::vector<std::string>> skipped = RequestsFromEventList(input, &hardware, &out);
+    if (!skipped) return out;  // the list did not parse: the default events only
+    skipped_hardware = *std::move(skipped);
+  } else if (input.hardware_available && input.metrics != nullptr) {
+    hardware = RequestsFromFormulas(input);
+  }
+  const MemoryChoice memory = SelectMemory(input, &hardware, &out);
+  if (!skipped_hardware.empty()) {
+    out.notices.push_back(absl::StrFormat("TD_EVENTS: hardware events %s not counted: %s",
+                                          absl::StrJoin(skipped_hardware, ", "), input.hardware_reason));
+  }
+  std::vector<GroupRequest> possible = SchedulableRequests(std::move(hardware), model, input, &out);
   auto planned = PlanGroups(possible, model, input.plan);
   if (!planned.ok()) {  // cannot happen after the check above, but never lose the rest
     out.errors.push_back(std::string(planned.status().message()));
@@ -254,7 +283,7 @@ EventSelection SelectEvents(const SelectionInput& input) {
   // TD_MEMORY=auto takes the per-thread estimate only where a counter is free:
   // a group of its own would make every group multiplex.
   const auto estimate = std::find_if(possible.begin(), possible.end(),
-                                     [](const GroupRequest& r) { return r.origin == kEstimateOrigin; });
+                                     [](const GroupRequest& r) { return r.memory_estimate; });
   if (input.memory == MemoryMode::kAuto && estimate != possible.end()) {
     possible.erase(estimate);
     auto without = PlanGroups(possible, model, input.plan);

@@ -17,6 +17,8 @@
 #include "absl/strings/strip.h"
 #include "runtime/counters/event_encoder.h"
 #include "runtime/machine/kernel_files.h"
+#include "runtime/base/status_macros.h"
+#include "runtime/base/text_format.h"
 
 namespace td {
 namespace {
@@ -206,9 +208,9 @@ std::vector<std::string> GenericEventNames() {
   return names;
 }
 
-absl::StatusOr<std::vector<RequestedGroup>> ParseEventList(std::string_view text) {
-  std::vector<RequestedGroup> groups;
-  RequestedGroup braced;
+absl::StatusOr<std::vector<EventListGroup>> ParseEventList(std::string_view text) {
+  std::vector<EventListGroup> groups;
+  EventListGroup braced;
   bool in_braces = false;
   bool in_pmu_terms = false;  // between the slashes of cpu/.../, where commas separate terms
   std::string current;
@@ -241,7 +243,7 @@ absl::StatusOr<std::vector<RequestedGroup>> ParseEventList(std::string_view text
       if (!in_braces) {
         return absl::InvalidArgumentError(absl::StrFormat("'}' without '{' at character %d", i + 1));
       }
-      if (absl::Status s = finish_event(i); !s.ok()) return s;
+      TD_RETURN_IF_ERROR(finish_event(i));
       in_braces = false;
       groups.push_back({std::move(braced.events), true});
       braced = {};
@@ -255,7 +257,7 @@ absl::StatusOr<std::vector<RequestedGroup>> ParseEventList(std::string_view text
   if (in_pmu_terms) return absl::InvalidArgumentError("a PMU event is missing its closing '/'");
   if (in_braces) return absl::InvalidArgumentError("'{' is never closed");
   if (!absl::StripAsciiWhitespace(current).empty() || (!text.empty() && text.back() == ',')) {
-    if (absl::Status s = finish_event(text.size()); !s.ok()) return s;
+    TD_RETURN_IF_ERROR(finish_event(text.size()));
   }
   return groups;
 }

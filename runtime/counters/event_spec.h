@@ -20,14 +20,15 @@
 
 namespace td {
 
-struct RequestedGroup {
+// One group of an event list (TD_EVENTS) as written: names, not yet resolved.
+struct EventListGroup {
   std::vector<std::string> events;
   bool forced = false;  // written in braces: never split
 };
 
 // Splits the list; an event outside braces is a group of its own (forced =
 // false) that the planner may merge with others. Errors name the position.
-absl::StatusOr<std::vector<RequestedGroup>> ParseEventList(std::string_view text);
+absl::StatusOr<std::vector<EventListGroup>> ParseEventList(std::string_view text);
 
 struct EventResolver {
   // libpfm4 PMU name or td uarch key for libpfm4 names; "" = the host's default.

@@ -171,39 +171,65 @@ absl::Status CheckSchedulable(const std::vector<EventInfo>& group, const Counter
       restricted.empty() ? "" : "; counter-restricted: " + absl::StrJoin(restricted, ", ")));
 }
 
+namespace {
+
+// A request's events without repeats; topdown metrics get their leader first,
+// added when the request lacks it.
+std::vector<EventInfo> WantedEvents(const GroupRequest& request, const CounterModel& model) {
+  std::vector<EventInfo> wanted;
+  for (const EventInfo& e : request.events) {
+    if (std::none_of(wanted.begin(), wanted.end(), [&](const EventInfo& w) { return Same(w, e); })) {
+      wanted.push_back(e);
+    }
+  }
+  const bool has_member = std::any_of(wanted.begin(), wanted.end(), [&](const EventInfo& e) {
+    return e.perf_type == PERF_TYPE_RAW && model.IsMetricsMember(e.perf_config);
+  });
+  if (!has_member || request.forced) return wanted;
+  auto leader = std::find_if(wanted.begin(), wanted.end(), [&](const EventInfo& e) {
+    return e.perf_type == PERF_TYPE_RAW && e.perf_config == model.metrics_leader;
+  });
+  EventInfo slots;
+  if (leader != wanted.end()) {
+    slots = *leader;
+    wanted.erase(leader);
+  } else {
+    slots.name = "TOPDOWN.SLOTS";
+    slots.unit = "count";
+    slots.perf_type = PERF_TYPE_RAW;
+    slots.perf_config = model.metrics_leader;
+    slots.hardware = true;
+    slots.pmu = "cpu";
+  }
+  wanted.insert(wanted.begin(), slots);
+  return wanted;
+}
+
+// Adds to `group` the events of `wanted` it lacks (the metrics leader in
+// front); returns how many it already had. The same step tries a merge on a
+// copy and then makes it.
+size_t MergeInto(const std::vector<EventInfo>& wanted, const CounterModel& model, std::vector<EventInfo>* group) {
+  size_t shared = 0;
+  for (const EventInfo& e : wanted) {
+    if (std::any_of(group->begin(), group->end(), [&](const EventInfo& m) { return Same(m, e); })) {
+      ++shared;
+    } else if (e.perf_type == PERF_TYPE_RAW && e.perf_config == model.metrics_leader && model.metrics_leader != 0) {
+      group->insert(group->begin(), e);
+    } else {
+      group->push_back(e);
+    }
+  }
+  return shared;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<std::vector<EventInfo>>> PlanGroups(
     const std::vector<GroupRequest>& requests, const CounterModel& model, const PlanOptions& options) {
   std::vector<std::vector<EventInfo>> groups;
   std::vector<bool> closed;  // forced groups take nothing more
   for (const GroupRequest& request : requests) {
-    std::vector<EventInfo> wanted;
-    for (const EventInfo& e : request.events) {
-      if (std::none_of(wanted.begin(), wanted.end(), [&](const EventInfo& w) { return Same(w, e); })) {
-        wanted.push_back(e);
-      }
-    }
-    // Topdown metrics need their leader first; add it when the request lacks it.
-    const bool has_member = std::any_of(wanted.begin(), wanted.end(), [&](const EventInfo& e) {
-      return e.perf_type == PERF_TYPE_RAW && model.IsMetricsMember(e.perf_config);
-    });
-    if (has_member && !request.forced) {
-      auto leader = std::find_if(wanted.begin(), wanted.end(), [&](const EventInfo& e) {
-        return e.perf_type == PERF_TYPE_RAW && e.perf_config == model.metrics_leader;
-      });
-      EventInfo slots;
-      if (leader != wanted.end()) {
-        slots = *leader;
-        wanted.erase(leader);
-      } else {
-        slots.name = "TOPDOWN.SLOTS";
-        slots.unit = "count";
-        slots.perf_type = PERF_TYPE_RAW;
-        slots.perf_config = model.metrics_leader;
-        slots.hardware = true;
-        slots.pmu = "cpu";
-      }
-      wanted.insert(wanted.begin(), slots);
-    }
+    std::vector<EventInfo> wanted = WantedEvents(request, model);
     if (absl::Status alone = CheckSchedulable(wanted, model, options); !alone.ok()) {
       return absl::FailedPreconditionError(absl::StrFormat(
           "%s: group can never be scheduled: %s", request.origin, alone.message()));
@@ -214,17 +240,7 @@ absl::StatusOr<std::vector<std::vector<EventInfo>>> PlanGroups(
     for (size_t g = 0; g < groups.size() && !request.forced; ++g) {
       if (closed[g]) continue;
       std::vector<EventInfo> merged = groups[g];
-      size_t shared = 0;
-      for (const EventInfo& e : wanted) {
-        if (std::any_of(merged.begin(), merged.end(), [&](const EventInfo& m) { return Same(m, e); })) {
-          ++shared;
-        } else if (e.perf_type == PERF_TYPE_RAW && e.perf_config == model.metrics_leader &&
-                   model.metrics_leader != 0) {
-          merged.insert(merged.begin(), e);
-        } else {
-          merged.push_back(e);
-        }
-      }
+      const size_t shared = MergeInto(wanted, model, &merged);
       if ((best < 0 || shared > best_shared) && CheckSchedulable(merged, model, options).ok()) {
         best = static_cast<int>(g);
         best_shared = shared;
@@ -235,15 +251,7 @@ absl::StatusOr<std::vector<std::vector<EventInfo>>> PlanGroups(
       closed.push_back(request.forced || !model.known());
       continue;
     }
-    std::vector<EventInfo>& group = groups[best];
-    for (const EventInfo& e : wanted) {
-      if (std::any_of(group.begin(), group.end(), [&](const EventInfo& m) { return Same(m, e); })) continue;
-      if (e.perf_type == PERF_TYPE_RAW && e.perf_config == model.metrics_leader && model.metrics_leader != 0) {
-        group.insert(group.begin(), e);
-      } else {
-        group.push_back(e);
-      }
-    }
+    MergeInto(wanted, model, &groups[best]);
   }
   return groups;
 }

@@ -17,10 +17,14 @@
 
 namespace td {
 
+// Resolved events the planner is asked to place on counters together.
 struct GroupRequest {
   std::vector<EventInfo> events;
   bool forced = false;  // keep exactly these events as one group, merge nothing into it
   std::string origin;   // for messages: "TD_EVENTS", a node name…
+  // The per-thread memory-traffic estimate: TD_MEMORY=auto drops it when it
+  // would need a group of its own.
+  bool memory_estimate = false;
 };
 
 struct PlanOptions {

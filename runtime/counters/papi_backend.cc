@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "runtime/counters/event_spec.h"
 #include "runtime/counters/perf_syscall.h"
+#include "runtime/base/status_macros.h"
 
 namespace td {
 namespace {
@@ -109,10 +110,9 @@ class PapiBackend final : public CounterBackend {
 // Opens, reads and closes the counters once on the calling thread: what
 // fails here would fail on every thread.
 absl::Status CountOnce(CounterBackend& backend) {
-  auto counters = backend.OpenForCurrentThread();
-  if (!counters.ok()) return counters.status();
+  TD_ASSIGN_OR_RETURN(const auto counters, backend.OpenForCurrentThread());
   std::vector<uint64_t> snapshot(backend.layout().words);
-  if (!(*counters)->Read(snapshot.data())) {
+  if (!counters->Read(snapshot.data())) {
     return absl::UnavailableError("PAPI_read failed on a freshly started event set");
   }
   return absl::OkStatus();
@@ -191,7 +191,7 @@ absl::StatusOr<std::unique_ptr<CounterBackend>> MakePapiBackend(std::vector<std:
   layout.AddGroup(group);
   auto backend =
       std::make_unique<PapiBackend>(std::move(layout), std::move(events), PapiAvailability(group, availability));
-  if (absl::Status counted = CountOnce(*backend); !counted.ok()) return counted;
+  TD_RETURN_IF_ERROR(CountOnce(*backend));
   return backend;
 }
 

@@ -12,27 +12,28 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "runtime/counters/availability.h"
+#include "runtime/counters/event_spec.h"
 #include "runtime/counters/rdpmc_group.h"
 
 namespace td {
 
 CounterLayout SoftwareLayout() {
-  auto software = [](const char* name, uint64_t config, const char* unit) {
+  // Type, config and unit from the one table of perf's generic events.
+  auto software = [](const char* name) {
+    const GenericEvent* generic = FindGenericEvent(name);
     EventInfo e;
     e.name = name;
-    e.unit = unit;
-    e.perf_type = PERF_TYPE_SOFTWARE;
-    e.perf_config = config;
+    e.unit = generic->unit;
+    e.perf_type = generic->type;
+    e.perf_config = generic->config;
     return e;
   };
   // page-faults leads, not task-clock: in a task-clock-led group the kernel
   // never counts context-switches (measured: 0 across a 50 ms sleep, against
   // 1 for the same event alone or in a group led by any other software event).
   CounterLayout layout;
-  layout.AddGroup({software("page-faults", PERF_COUNT_SW_PAGE_FAULTS, "count"),
-                   software("task-clock", PERF_COUNT_SW_TASK_CLOCK, "ns"),
-                   software("context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES, "count"),
-                   software("cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS, "count")});
+  layout.AddGroup({software("page-faults"), software("task-clock"), software("context-switches"),
+                   software("cpu-migrations")});
   return layout;
 }
 

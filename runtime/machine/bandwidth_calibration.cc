@@ -234,12 +234,11 @@ absl::StatusOr<Calibration> MeasureTriad(int max_threads, size_t array_bytes, in
   if (max_threads < 1) return absl::InvalidArgumentError("triad needs threads >= 1");
   Calibration cal;
   for (int threads : TriadThreadCounts(max_threads)) {
-    absl::StatusOr<TriadRun> run = RunTriad(threads, array_bytes, repetitions, min_seconds_per_count);
-    if (!run.ok()) return run.status();
-    cal.runs.push_back(*run);
-    if (run->gbps > cal.triad_gbps) {
-      cal.triad_gbps = run->gbps;
-      cal.threads = run->threads;
+    TD_ASSIGN_OR_RETURN(const TriadRun run, RunTriad(threads, array_bytes, repetitions, min_seconds_per_count));
+    cal.runs.push_back(run);
+    if (run.gbps > cal.triad_gbps) {
+      cal.triad_gbps = run.gbps;
+      cal.threads = run.threads;
     }
   }
   const MachineInfo machine = DescribeThisMachine();

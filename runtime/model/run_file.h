@@ -2,7 +2,10 @@
 #ifndef TD_RUNTIME_MODEL_RUN_FILE_H_
 #define TD_RUNTIME_MODEL_RUN_FILE_H_
 
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
@@ -22,7 +25,20 @@ std::string RunFileText(const RunData& data);
 std::string CounterKey(const CounterLayout& layout, size_t index);
 
 absl::StatusOr<RunData> RunFromJson(const nlohmann::json& json);
+// The file's text read, parsed and checked: ScanRunText, else the full way
+// (ParseJsonText, RunFromJson), whose errors it returns, prefixed by `path`.
 absl::StatusOr<RunData> ReadRunFile(const std::string& path);
+absl::StatusOr<RunData> RunFromText(const std::string& text, const std::string& path);
+
+// A run file's text decoded without building its JSON tree
+// (run_file_scan.cc): the same RunData as RunFromJson of the parsed text, or
+// nullopt when the text is anything but the plain shape td writes, or not a
+// valid run (RunFromText then reads it the full way, which says why).
+std::optional<RunData> ScanRunText(std::string_view text);
+
+// The regions' tree: parents before children, each child listed once by its
+// parent, paths extending their parent's by one name, no path twice.
+absl::Status CheckRegionTree(const std::vector<Region>& regions);
 
 }  // namespace td
 

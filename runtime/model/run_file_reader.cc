@@ -226,6 +226,8 @@ absl::Status ReadRegion(const json& j, size_t r, size_t num_regions, const RunDa
   return absl::OkStatus();
 }
 
+}  // namespace
+
 // Parents come before their children (so the tree has no cycles), each
 // child's parent lists it exactly once and every child lists its parent,
 // and paths extend their parent's by one component: the reports walk the
@@ -235,38 +237,41 @@ absl::Status CheckRegionTree(const std::vector<Region>& regions) {
   absl::flat_hash_map<std::string_view, size_t> by_path;
   for (size_t r = 0; r < regions.size(); ++r) {
     const Region& region = regions[r];
-    const std::string w = absl::StrFormat("regions[%d]", r);
+    // The names in the messages, made only for an error (a large job's files have many regions).
+    const auto w = [r] { return absl::StrFormat("regions[%d]", r); };
     if (region.parent >= static_cast<int>(r)) {
       return Invalid(absl::StrFormat(
-          "%s.parent = %d is not an earlier region (parents come before their children)", w, region.parent));
+          "%s.parent = %d is not an earlier region (parents come before their children)", w(), region.parent));
     }
     for (size_t c = 0; c < region.children.size(); ++c) {
       const size_t child = static_cast<size_t>(region.children[c]);
-      const std::string cw = absl::StrFormat("%s.children[%d] = %d", w, c, child);
-      if (child >= regions.size()) return Invalid(cw + " is not a region index");
+      const auto cw = [&] { return absl::StrFormat("%s.children[%d] = %d", w(), c, child); };
+      if (child >= regions.size()) return Invalid(cw() + " is not a region index");
       if (regions[child].parent != static_cast<int>(r)) {
-        return Invalid(absl::StrFormat("%s, but regions[%d].parent is %d", cw, child, regions[child].parent));
+        return Invalid(absl::StrFormat("%s, but regions[%d].parent is %d", cw(), child, regions[child].parent));
       }
-      if (listed_by[child] != SIZE_MAX) return Invalid(cw + " is listed twice");
+      if (listed_by[child] != SIZE_MAX) return Invalid(cw() + " is listed twice");
       listed_by[child] = r;
     }
     if (region.parent >= 0 && listed_by[r] != static_cast<size_t>(region.parent)) {
-      return Invalid(absl::StrFormat("%s.parent = %d, but regions[%d].children does not list %d", w,
+      return Invalid(absl::StrFormat("%s.parent = %d, but regions[%d].children does not list %d", w(),
                                      region.parent, region.parent, r));
     }
     const std::string prefix = region.parent >= 0 ? regions[region.parent].path + "/" : "";
     if (region.path.compare(0, prefix.size(), prefix) != 0 ||
         region.path.find('/', prefix.size()) != std::string::npos) {
-      return Invalid(absl::StrFormat("%s.path = \"%s\" is not %s", w, absl::CHexEscape(region.path),
+      return Invalid(absl::StrFormat("%s.path = \"%s\" is not %s", w(), absl::CHexEscape(region.path),
                                      region.parent >= 0 ? "its parent's path and one more name" : "one name"));
     }
     if (!by_path.emplace(region.path, r).second) {
-      return Invalid(absl::StrFormat("%s.path = \"%s\" is also regions[%d]'s", w, absl::CHexEscape(region.path),
+      return Invalid(absl::StrFormat("%s.path = \"%s\" is also regions[%d]'s", w(), absl::CHexEscape(region.path),
                                      by_path[region.path]));
     }
   }
   return absl::OkStatus();
 }
+
+namespace {
 
 absl::StatusOr<RunData> DecodeRun(const json& j) {
   RunData data;
@@ -367,13 +372,8 @@ absl::StatusOr<RunData> RunFromJson(const json& j) {
 }
 
 absl::StatusOr<RunData> ReadRunFile(const std::string& path) {
-  absl::StatusOr<json> j = ReadJsonFile(path);
-  if (!j.ok()) return j.status();
-  absl::StatusOr<RunData> data = RunFromJson(*j);
-  if (!data.ok()) {
-    return absl::Status(data.status().code(), path + ": " + std::string(data.status().message()));
-  }
-  return data;
+  TD_ASSIGN_OR_RETURN(const std::string text, ReadTextFile(path));
+  return RunFromText(text, path);
 }
 
 }  // namespace td

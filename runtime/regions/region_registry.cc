@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
 #include "runtime/base/diagnostics.h"
 #include "runtime/base/byte_strings.h"
 
@@ -22,7 +23,7 @@ td_site* RegionRegistry::SiteForName(std::string_view name) {
   if (name.empty()) {
     static std::atomic<bool> said{false};
     if (!said.exchange(true)) {
-      Report(Severity::kWarning, absl::StrFormat("td_region_begin_name/td_region_end_name with an empty name: "
+      ReportProblem(Severity::kWarning, absl::StrFormat("td_region_begin_name/td_region_end_name with an empty name: "
                                                  "recorded as \"%s\"",
                                                  kEmptyName));
     }
@@ -67,7 +68,7 @@ std::vector<std::optional<RegionRegistry::Parameter>> RegionRegistry::AllParamet
 uint32_t RegionRegistry::RegisterSite(td_site* site) {
   std::string_view name = site->name != nullptr ? site->name : "";
   if (name.empty() && __atomic_exchange_n(&site->warned, 1, __ATOMIC_RELAXED) == 0) {
-    Report(Severity::kWarning, absl::StrFormat("a region at %s:%d has %s name; recorded as \"%s\"",
+    ReportProblem(Severity::kWarning, absl::StrFormat("a region at %s:%d has %s name; recorded as \"%s\"",
                                                Printable(site->file != nullptr ? site->file : "?"), site->line,
                                                site->name == nullptr ? "a null" : "an empty", kEmptyName));
   }
@@ -76,6 +77,14 @@ uint32_t RegionRegistry::RegisterSite(td_site* site) {
   // Several threads may race here; they all store the same value.
   __atomic_store_n(&site->region_id_plus_one, static_cast<int>(id + 1), __ATOMIC_RELEASE);
   return id;
+}
+
+std::optional<uint32_t> RegionRegistry::Find(std::string_view name) const {
+  if (name.empty()) name = kEmptyName;
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = ids_.find(absl::string_view(name.data(), name.size()));
+  if (it == ids_.end()) return std::nullopt;
+  return it->second;
 }
 
 std::string RegionRegistry::Name(uint32_t id) const {

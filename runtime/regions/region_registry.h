@@ -41,6 +41,9 @@ class RegionRegistry {
     uint32_t base = 0;
     long long value = 0;
   };
+  // The id of `name` if it is registered ("" as the empty name's stand-in);
+  // registers nothing. Takes the lock.
+  std::optional<uint32_t> Find(std::string_view name) const;
   std::string Name(uint32_t id) const;
   std::vector<std::string> AllNames() const;
   // Per region id: its base region and parameter, when it has one.

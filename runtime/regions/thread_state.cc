@@ -288,10 +288,80 @@ void ThreadState::End(uint32_t region, const td_site* site) {
   CloseTop(now, scratch_.data());
 }
 
+uint64_t ThreadState::EndedTotals(uint32_t region, int64_t* wall_ns, uint64_t* words) const {
+  uint64_t calls = 0;
+  for (uint32_t n = 1; n < nodes_.size(); ++n) {
+    const NodeStats& node = nodes_[n];
+    if (node.region != region) continue;
+    calls += node.calls;
+    if (wall_ns != nullptr) *wall_ns += node.wall_inclusive_ns;
+    if (words != nullptr) {
+      const uint64_t* inclusive = node_words_.data() + n * 2 * words_;
+      for (size_t i = 0; i < words_; ++i) words[i] += inclusive[i];
+    }
+  }
+  const uint64_t open = region < open_count_.size() ? open_count_[region] : 0;
+  return calls > open ? calls - open : 0;
+}
+
+bool ThreadState::ResetRegion(uint32_t region) {
+  // Nodes are created after their parents, so one pass in id order marks
+  // every node of `region` and everything below them.
+  std::vector<uint8_t> inside;
+  try {
+    inside.assign(nodes_.size(), 0);
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
+  bool any = false;
+  for (uint32_t n = 1; n < nodes_.size(); ++n) {
+    inside[n] = nodes_[n].region == region || inside[nodes_[n].parent] != 0;
+    any = any || inside[n] != 0;
+  }
+  if (!any) return true;
+  for (uint32_t n = 1; n < nodes_.size(); ++n) {
+    if (inside[n] == 0) continue;
+    NodeStats& node = nodes_[n];
+    uint64_t* inclusive = NodeInclusive(n);
+    if (inside[node.parent] == 0) {
+      // The outermost activations of this node took their deltas from the
+      // parent's exclusive values: they go back.
+      nodes_[node.parent].wall_exclusive_ns += node.wall_inclusive_ns;
+      uint64_t* parent_exclusive = NodeExclusive(node.parent);
+      for (size_t i = 0; i < words_; ++i) parent_exclusive[i] += inclusive[i];
+    }
+    node.calls = 0;
+    node.recursive_calls = 0;
+    node.unterminated = 0;
+    node.closed_implicitly = 0;
+    node.wall_inclusive_ns = 0;
+    node.wall_exclusive_ns = 0;
+    std::fill(inclusive, inclusive + 2 * words_, uint64_t{0});
+  }
+  // Open activations inside restart now, all from the same reading, so the
+  // exclusive values among them stay exact.
+  bool restarted = false;
+  int64_t now = 0;
+  for (size_t d = 0; d < depth_; ++d) {
+    Frame& frame = frames_[d];
+    if (inside[frame.node] == 0) continue;
+    if (!restarted) {
+      ReadCounters(scratch_.data());
+      now = MonotonicNs();
+      restarted = true;
+    }
+    std::copy(scratch_.begin(), scratch_.end(), FrameStart(d));
+    frame.start_ns = now;
+    ++nodes_[frame.node].calls;
+    nodes_[frame.node].recursive_calls += frame.keep_inclusive == 0 ? 1 : 0;
+  }
+  return true;
+}
+
 void ThreadState::WarnOnce(const td_site* site, const std::string& message) {
   auto* mutable_site = const_cast<td_site*>(site);
   if (__atomic_exchange_n(&mutable_site->warned, 1, __ATOMIC_RELAXED) != 0) return;
-  Report(Severity::kWarning, message);
+  ReportProblem(Severity::kWarning, message);
 }
 
 void ThreadState::CloseOpenRegions(const char* when, bool own_thread) {
@@ -313,10 +383,10 @@ void ThreadState::CloseOpenRegions(const char* when, bool own_thread) {
     ++nodes_[top.node].unterminated;
     CloseTop(now, counted ? scratch_.data() : FrameStart(depth_ - 1));
   }
-  Report(Severity::kWarning,
-         absl::StrFormat("thread %u: regions still open at %s, reported as unterminated and "
-                         "closed then: %s",
-                         index_, when, names));
+  ReportProblem(Severity::kWarning,
+                absl::StrFormat("thread %u: regions still open at %s, reported as unterminated and "
+                                "closed then: %s",
+                                index_, when, names));
 }
 
 void ThreadState::Retire() {

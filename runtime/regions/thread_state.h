@@ -124,6 +124,24 @@ class ThreadState {
   size_t words() const { return words_; }
   size_t open_depth() const { return depth_; }
 
+  // For the owning thread, between MarkerEntered() and MarkerLeft(), and never
+  // on the marker path (likwid_markerGetRegion / likwid_markerResetRegion
+  // through runtime/core/compat_api.h).
+  //
+  // What `region` recorded on this thread over all its call paths (its nodes
+  // are never nested in one another: a region entered while open is recursion
+  // and shares the open node): the activations that have ended, i.e. calls
+  // minus those open now. Adds their inclusive wall time to *wall_ns and their
+  // inclusive snapshot words to `words` (words() entries, may be null).
+  uint64_t EndedTotals(uint32_t region, int64_t* wall_ns, uint64_t* words) const;
+  // Forgets what `region` and the regions entered inside it recorded on this
+  // thread: their nodes read as never called, and what they took from the
+  // enclosing nodes' exclusive values is given back, so those stay exact.
+  // Activations open now count from here: one call each, their time and
+  // counts from this moment. Returns false when memory ran out (nothing
+  // changed then).
+  bool ResetRegion(uint32_t region);
+
   const std::vector<NodeStats>& nodes() const { return nodes_; }
   absl::Span<const uint64_t> Inclusive(uint32_t node) const {
     return {node_words_.data() + node * 2 * words_, words_};

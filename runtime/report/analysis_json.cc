@@ -37,15 +37,6 @@ void AddMeasuredJson(const RunData& data, const Region& region, nlohmann::json* 
 
 nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysis) {
   using nlohmann::json;
-  auto kind_name = [](NodeKind kind) {
-    switch (kind) {
-      case NodeKind::kSlotsFraction: return "fraction_of_slots";
-      case NodeKind::kCyclesFraction: return "fraction_of_cycles";
-      case NodeKind::kRatio: return "ratio";
-      case NodeKind::kCount: return "count";
-    }
-    return "?";
-  };
   json out = {{"uarch", analysis.uarch},
               {"available", analysis.HasTrees()},
               {"unavailable_reason", analysis.unavailable},
@@ -57,7 +48,7 @@ nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysi
       tree.push_back({{"name", n.name},
                       {"parent", n.parent},
                       {"level", n.level},
-                      {"kind", kind_name(n.kind)},
+                      {"kind", NodeKindName(n.kind)},
                       {"value", n.value ? json(*n.value) : json(nullptr)},
                       {"no_samples", n.no_samples},
                       {"threshold", n.threshold ? json(*n.threshold) : json(nullptr)},

@@ -2,8 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "runtime/report/csv_field.h"
 #include "runtime/report/software_metrics.h"
+#include "runtime/base/text_format.h"
 
 namespace td {
 namespace {

@@ -1,11 +1,23 @@
 #include "runtime/report/explanations.h"
 
 #include "absl/strings/str_format.h"
+#include "runtime/analysis/topdown_tree.h"
 
 namespace td {
 
+namespace {
+
+// The diagnoses explain themselves in analysis's words, so that `td explain`
+// and a report's advice never disagree.
+std::vector<Explanation>* WithDiagnoses(std::vector<Explanation>* nodes) {
+  for (const DiagnosisKind& k : DiagnosisKinds()) nodes->push_back({k.id, k.meaning, k.advice});
+  return nodes;
+}
+
+}  // namespace
+
 const std::vector<Explanation>& AllExplanations() {
-  static const auto* table = new std::vector<Explanation>{
+  static const auto* table = WithDiagnoses(new std::vector<Explanation>{
       {"Frontend_Bound",
        "Slots where the back end could have taken work but the front end delivered none: "
        "instructions were not fetched or decoded in time.",
@@ -181,19 +193,7 @@ const std::vector<Explanation>& AllExplanations() {
       {"Base", "Gracemont: retired operations not from microcode.", "As for Light_Operations."},
       {"MS_Uops", "Gracemont: retired operations from the microcode sequencer.",
        "As for Microcode_Sequencer."},
-      {"false_sharing",
-       "td diagnosis: the region ran on several threads and stores (or loads of lines modified "
-       "by other cores) stall it — the signature of threads writing the same cache lines.",
-       "Pad per-thread data to 64 bytes or keep it in locals; compare with a padded version as "
-       "in the false_sharing sample."},
-      {"stores_bound",
-       "td diagnosis: on one thread, the store buffer fills.",
-       "Write less, use streaming stores for data not read soon, check 4 KiB aliasing."},
-      {"memory_bandwidth",
-       "td diagnosis: the region moves data at a rate close to what `td calibrate` measured for "
-       "this machine, or MEM_Bandwidth is flagged.",
-       "Only fewer bytes help: blocking, fusion, smaller types."},
-  };
+  });
   return *table;
 }
 

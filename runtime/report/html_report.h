@@ -9,7 +9,9 @@
 #include <string>
 
 #include "runtime/analysis/run_analysis.h"
+#include "runtime/base/text_format.h"  // HtmlEscape, used beside the report
 #include "runtime/model/run_data.h"
+#include "runtime/report/job_view.h"
 
 namespace td {
 
@@ -23,8 +25,17 @@ namespace td {
 std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis,
                              const std::string& plot_metric = "wall_per_call");
 
-// &, <, > and " as entities; invalid UTF-8 and control bytes as \xHH (Printable).
-std::string HtmlEscape(const std::string& text);
+// An MPI job's ranks side by side (td report DIR --html OUT.html;
+// docs/hpc.md): a heat map with one row per region and one column per rank,
+// each cell the region's wall time on that rank coloured by its share of the
+// region's slowest rank (ten steps, class h0 … h9; data-ns holds the time),
+// the slowest rank's cell marked (class "slowest", ▲), a rank that did not
+// run the region grey (class "none"); then the job table and the Level-1
+// spreads. Opened with "#selftest", the page writes {"rows": [{"path",
+// "name", "cells": [{"rank", "ns", "cls", "bg", "mark", "width"}, …]}, …],
+// "scale": [the ten steps' colours]} into <pre id="selftest">.
+std::string FormatJobHtml(const JobView& view);
+
 
 }  // namespace td
 

@@ -3,14 +3,17 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "runtime/base/byte_strings.h"
-#include "runtime/report/csv_field.h"
 #include "runtime/report/software_metrics.h"
 #include "runtime/report/text_report.h"
+#include "runtime/base/status_macros.h"
+#include "runtime/base/text_format.h"
 
 namespace td {
 namespace {
@@ -32,26 +35,26 @@ std::string Column(const std::string& text, size_t width) {
 int Depth(const std::string& path) { return static_cast<int>(std::count(path.begin(), path.end(), '/')); }
 
 // The ranks' files must be one job's: same program and job, each rank once.
-absl::Status CheckOneJob(const std::vector<RunData>& runs, const std::vector<std::string>& files) {
+absl::Status CheckOneJob(const std::vector<RankSummary>& runs) {
   std::map<int64_t, size_t> file_of_rank;
   for (size_t i = 0; i < runs.size(); ++i) {
-    const RunData& run = runs[i];
+    const RankSummary& run = runs[i];
     if (!run.mpi) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s is not a rank of an MPI job (no \"mpi\" in it); several files are reported together only as the "
           "ranks of one job (`td compare` compares separate runs)",
-          Printable(files[i])));
+          Printable(run.file)));
     }
-    const RunData& first = runs.front();
-    if (run.program.name != first.program.name || run.mpi->job != first.mpi->job) {
+    const RankSummary& first = runs.front();
+    if (run.program != first.program || run.mpi->job != first.mpi->job) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "%s is %s of job \"%s\", but %s is %s of job \"%s\": give the files of one job", Printable(files[i]),
-          Printable(run.program.name), Printable(run.mpi->job), Printable(files[0]), Printable(first.program.name),
+          "%s is %s of job \"%s\", but %s is %s of job \"%s\": give the files of one job", Printable(run.file),
+          Printable(run.program), Printable(run.mpi->job), Printable(first.file), Printable(first.program),
           Printable(first.mpi->job)));
     }
     if (const auto [it, added] = file_of_rank.emplace(run.mpi->rank, i); !added) {
       return absl::InvalidArgumentError(absl::StrFormat("%s and %s are both rank %d of job \"%s\"",
-                                                        Printable(files[it->second]), Printable(files[i]),
+                                                        Printable(runs[it->second].file), Printable(run.file),
                                                         run.mpi->rank, Printable(run.mpi->job)));
     }
   }
@@ -69,25 +72,58 @@ void Spread::Add(double value, int64_t rank) {
   mean += (value - mean) / static_cast<double>(++ranks);
 }
 
+RankSummary SummarizeRank(const RunData& run, const RunAnalysis* analysis, std::string file) {
+  RankSummary summary;
+  summary.file = std::move(file);
+  summary.program = run.program.name;
+  summary.mpi = run.mpi;
+  const int64_t rank = run.mpi ? run.mpi->rank : 0;
+  const bool trees = analysis != nullptr && analysis->HasTrees();
+  summary.regions.reserve(run.regions.size());
+  for (size_t r = 0; r < run.regions.size(); ++r) {
+    const Region& region = run.regions[r];
+    const RegionTotals totals = Totals(region, run.layout.events.size());
+    RankRegion& row = summary.regions.emplace_back();
+    row.path = region.path;
+    row.on_rank = RegionOnRank{rank, totals.calls, totals.wall_inclusive_ns, TaskClockNs(run, region)};
+    if (trees && r < analysis->regions.size()) {
+      for (const TreeNode& node : analysis->regions[r].tree) {
+        if (node.level == 1 && node.value) row.level1.emplace_back(node.name, *node.value);
+      }
+    }
+  }
+  return summary;
+}
+
 absl::StatusOr<JobView> BuildJobView(const std::vector<RunData>& runs, const std::vector<std::string>& files,
                                      const std::vector<RunAnalysis>& analyses) {
+  std::vector<RankSummary> summaries;
+  summaries.reserve(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    summaries.push_back(SummarizeRank(runs[i], i < analyses.size() ? &analyses[i] : nullptr, files[i]));
+  }
+  return BuildJobView(std::move(summaries));
+}
+
+absl::StatusOr<JobView> BuildJobView(std::vector<RankSummary> runs) {
   if (runs.empty()) return absl::InvalidArgumentError("no files");
-  if (absl::Status one_job = CheckOneJob(runs, files); !one_job.ok()) return one_job;
+  TD_RETURN_IF_ERROR(CheckOneJob(runs));
   // Ranks in order, whatever order the files came in.
   std::vector<size_t> order(runs.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return runs[a].mpi->rank < runs[b].mpi->rank; });
 
   JobView view;
-  view.program = runs.front().program.name;
+  view.program = runs.front().program;
   view.job = runs.front().mpi->job;
-  for (const RunData& run : runs) view.size = std::max(view.size, run.mpi->size);
+  for (const RankSummary& run : runs) view.size = std::max(view.size, run.mpi->size);
   std::set<int64_t> present;
+  absl::flat_hash_set<std::string> hosts;
   for (size_t i : order) {
     const MpiRank& mpi = *runs[i].mpi;
     view.present.push_back(mpi.rank);
     present.insert(mpi.rank);
-    if (std::find(view.hosts.begin(), view.hosts.end(), mpi.host) == view.hosts.end()) view.hosts.push_back(mpi.host);
+    if (hosts.insert(mpi.host).second) view.hosts.push_back(mpi.host);
   }
   for (int64_t r = 0; r < view.size; ++r) {
     if (present.count(r) == 0) view.missing.push_back(r);
@@ -97,37 +133,33 @@ absl::StatusOr<JobView> BuildJobView(const std::vector<RunData>& runs, const std
   // so taking paths in first-seen order keeps that.
   absl::flat_hash_map<std::string, size_t> index_of;
   for (size_t i : order) {
-    const RunData& run = runs[i];
+    RankSummary& run = runs[i];
     const int64_t rank = run.mpi->rank;
-    for (size_t r = 0; r < run.regions.size(); ++r) {
-      const Region& region = run.regions[r];
+    for (RankRegion& region : run.regions) {
       auto [it, added] = index_of.emplace(region.path, view.regions.size());
       if (added) {
         RegionAcrossRanks across;
-        across.path = region.path;
-        across.depth = Depth(region.path);
+        across.path = std::move(region.path);
+        across.depth = Depth(across.path);
         view.regions.push_back(std::move(across));
       }
       RegionAcrossRanks& across = view.regions[it->second];
-      const RegionTotals totals = Totals(region, run.layout.events.size());
-      RegionOnRank on_rank{rank, totals.calls, totals.wall_inclusive_ns, TaskClockNs(run, region)};
+      const RegionOnRank& on_rank = region.on_rank;
       across.calls += on_rank.calls;
       across.wall_ns.Add(static_cast<double>(on_rank.wall_ns), rank);
       if (on_rank.task_clock_ns) across.task_clock_ns.Add(*on_rank.task_clock_ns, rank);
       across.ranks.push_back(on_rank);
-      if (i < analyses.size() && analyses[i].HasTrees() && r < analyses[i].regions.size()) {
-        for (const TreeNode& node : analyses[i].regions[r].tree) {
-          if (node.level != 1 || !node.value) continue;
-          auto spread = std::find_if(across.level1.begin(), across.level1.end(),
-                                     [&](const auto& entry) { return entry.first == node.name; });
-          if (spread == across.level1.end()) {
-            across.level1.emplace_back(node.name, Spread{});
-            spread = std::prev(across.level1.end());
-          }
-          spread->second.Add(*node.value, rank);
+      for (const auto& node : region.level1) {
+        auto spread = std::find_if(across.level1.begin(), across.level1.end(),
+                                   [&](const auto& entry) { return entry.first == node.first; });
+        if (spread == across.level1.end()) {
+          across.level1.emplace_back(node.first, Spread{});
+          spread = std::prev(across.level1.end());
         }
+        spread->second.Add(node.second, rank);
       }
     }
+    run.regions = {};  // what the view keeps is in it now
   }
   for (RegionAcrossRanks& across : view.regions) {
     across.imbalance = across.wall_ns.mean > 0 ? across.wall_ns.max / across.wall_ns.mean : 1;
@@ -152,7 +184,7 @@ std::string FormatJobText(const JobView& view) {
   for (const RegionAcrossRanks& r : view.regions) {
     const std::string name = std::string(2 * r.depth, ' ') + Printable(r.path.substr(r.path.rfind('/') + 1));
     absl::StrAppendFormat(
-        &out, "%-32s %5d %9d %s %s %s %7s %9.2f %s %s\n", name, r.ranks.size(), r.calls,
+        &out, "%-32s %5d %9d %s %s %s %7s %9.2f %s %s\n", name, r.wall_ns.ranks, r.calls,
         Column(HumanDuration(static_cast<int64_t>(r.wall_ns.min)), 10),
         Column(HumanDuration(static_cast<int64_t>(r.wall_ns.mean)), 10),
         Column(HumanDuration(static_cast<int64_t>(r.wall_ns.max)), 10), absl::StrCat("rank ", r.slowest_rank),
@@ -231,7 +263,7 @@ std::string FormatJobComparisonText(const JobView& a, const JobView& b) {
                         "A slow", "B rks", "B mean", "B imbal", "B slow", "speedup");
   auto side = [](const RegionAcrossRanks* r) {
     if (r == nullptr) return absl::StrFormat("%6s %10s %9s %8s", "—", "—", "—", "—");
-    return absl::StrFormat("%6d %s %9.2f %8s", r->ranks.size(),
+    return absl::StrFormat("%6d %s %9.2f %8s", r->wall_ns.ranks,
                            Column(HumanDuration(static_cast<int64_t>(r->wall_ns.mean)), 10), r->imbalance,
                            absl::StrCat("rank ", r->slowest_rank));
   };
@@ -253,7 +285,7 @@ std::string FormatJobComparisonCsv(const JobView& a, const JobView& b) {
       "b_ranks,b_wall_mean_ns,b_wall_max_ns,b_imbalance,b_slowest_rank,speedup\n";
   auto side = [](const RegionAcrossRanks* r) -> std::string {
     if (r == nullptr) return ",,,,";
-    return absl::StrFormat("%d,%d,%d,%.4f,%d", r->ranks.size(), SoftwareIntegerValue(r->wall_ns.mean),
+    return absl::StrFormat("%d,%d,%d,%.4f,%d", r->wall_ns.ranks, SoftwareIntegerValue(r->wall_ns.mean),
                            SoftwareIntegerValue(r->wall_ns.max), r->imbalance, r->slowest_rank);
   };
   for (const auto& [ra, rb] : PairRegions(a, b)) {
@@ -266,37 +298,72 @@ std::string FormatJobComparisonCsv(const JobView& a, const JobView& b) {
   return out;
 }
 
-nlohmann::json JobViewToJson(const JobView& view) {
-  auto spread = [](const Spread& s) -> nlohmann::json {
-    if (s.ranks == 0) return nullptr;
-    return {{"min", s.min}, {"mean", s.mean}, {"max", s.max}, {"max_rank", s.max_rank}, {"ranks", s.ranks}};
-  };
-  nlohmann::json regions = nlohmann::json::array();
-  for (const RegionAcrossRanks& r : view.regions) {
-    nlohmann::json per_rank = nlohmann::json::array();
-    for (const RegionOnRank& on : r.ranks) {
-      per_rank.push_back({{"rank", on.rank},
-                          {"calls", on.calls},
-                          {"wall_ns", on.wall_ns},
-                          {"task_clock_ns", on.task_clock_ns ? nlohmann::json(*on.task_clock_ns) : nullptr}});
-    }
-    nlohmann::json level1 = nlohmann::json::object();
-    for (const auto& [node, s] : r.level1) level1[node] = spread(s);
-    regions.push_back({{"path", EscapeBytes(r.path)},
-                       {"calls", r.calls},
-                       {"wall_ns", spread(r.wall_ns)},
-                       {"task_clock_ns", spread(r.task_clock_ns)},
-                       {"imbalance", r.imbalance},
-                       {"slowest_rank", r.slowest_rank},
-                       {"level1", level1},
-                       {"ranks", per_rank}});
+namespace {
+
+nlohmann::json SpreadJson(const Spread& s) {
+  if (s.ranks == 0) return nullptr;
+  return {{"min", s.min}, {"mean", s.mean}, {"max", s.max}, {"max_rank", s.max_rank}, {"ranks", s.ranks}};
+}
+
+nlohmann::json RegionJson(const RegionAcrossRanks& r) {
+  nlohmann::json per_rank = nlohmann::json::array();
+  for (const RegionOnRank& on : r.ranks) {
+    per_rank.push_back({{"rank", on.rank},
+                        {"calls", on.calls},
+                        {"wall_ns", on.wall_ns},
+                        {"task_clock_ns", on.task_clock_ns ? nlohmann::json(*on.task_clock_ns) : nullptr}});
   }
+  nlohmann::json level1 = nlohmann::json::object();
+  for (const auto& [node, s] : r.level1) level1[node] = SpreadJson(s);
+  return {{"path", EscapeBytes(r.path)},
+          {"calls", r.calls},
+          {"wall_ns", SpreadJson(r.wall_ns)},
+          {"task_clock_ns", SpreadJson(r.task_clock_ns)},
+          {"imbalance", r.imbalance},
+          {"slowest_rank", r.slowest_rank},
+          {"level1", level1},
+          {"ranks", per_rank}};
+}
+
+nlohmann::json ViewWithoutRegionsJson(const JobView& view) {
   nlohmann::json hosts = nlohmann::json::array();
   for (const std::string& host : view.hosts) hosts.push_back(EscapeBytes(host));
   return {{"program", EscapeBytes(view.program)}, {"job", EscapeBytes(view.job)}, {"size", view.size},
           {"ranks_present", view.present},       {"ranks_missing", view.missing},
           {"hosts", hosts},
-          {"regions", regions}};
+          {"regions", nlohmann::json::array()}};
+}
+
+}  // namespace
+
+nlohmann::json JobViewToJson(const JobView& view) {
+  nlohmann::json json = ViewWithoutRegionsJson(view);
+  for (const RegionAcrossRanks& r : view.regions) json["regions"].push_back(RegionJson(r));
+  return json;
+}
+
+std::string JobViewJsonText(const JobView& view) {
+  // The view without its regions, then each region dumped on its own and
+  // indented to where nlohmann puts it (two levels deep), as RunFileText does.
+  std::string text = DumpJson(ViewWithoutRegionsJson(view), 1);
+  static constexpr std::string_view kEmpty = "\n \"regions\": []";
+  const size_t at = text.find(kEmpty);
+  if (text.empty() || at == std::string::npos || view.regions.empty()) return text;
+  std::string regions = "\n \"regions\": [";
+  for (size_t i = 0; i < view.regions.size(); ++i) {
+    const std::string one = DumpJson(RegionJson(view.regions[i]), 1);
+    if (one.empty()) return "";
+    regions += i == 0 ? "\n  " : ",\n  ";
+    for (size_t from = 0; from < one.size();) {
+      const size_t line_end = std::min(one.find('\n', from), one.size() - 1) + 1;
+      regions.append(one, from, line_end - from);
+      if (one[line_end - 1] == '\n') regions += "  ";
+      from = line_end;
+    }
+  }
+  regions += "\n ]";
+  text.replace(at, kEmpty.size(), regions);
+  return text;
 }
 
 }  // namespace td

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -64,10 +65,34 @@ struct JobView {
 absl::StatusOr<JobView> BuildJobView(const std::vector<RunData>& runs, const std::vector<std::string>& files,
                                      const std::vector<RunAnalysis>& analyses);
 
+// One rank's file reduced to what its job view keeps of it, so that the
+// ranks of a large job need not be held in memory together (td report DIR:
+// runtime/report/job_loader.h): per region, its path, the rank's row and its
+// Level-1 fractions.
+struct RankRegion {
+  std::string path;
+  RegionOnRank on_rank;
+  std::vector<std::pair<std::string, double>> level1;  // node -> fraction, in tree order; empty without a tree
+};
+struct RankSummary {
+  std::string file;  // named in errors
+  std::string program;
+  std::optional<MpiRank> mpi;
+  std::vector<RankRegion> regions;  // in the file's order
+};
+// `analysis` may be null (no Level-1 fractions then).
+RankSummary SummarizeRank(const RunData& run, const RunAnalysis* analysis, std::string file);
+// The same view BuildJobView makes of the runs the summaries were made of,
+// with the same errors.
+absl::StatusOr<JobView> BuildJobView(std::vector<RankSummary> ranks);
+
 std::string FormatJobText(const JobView& view);
 // One row per region and rank, then one per region with rank "all".
 std::string FormatJobCsv(const JobView& view);
 nlohmann::json JobViewToJson(const JobView& view);
+// The same text as DumpJson(JobViewToJson(view), 1), made one region at a
+// time, so a large job's view is never one JSON tree ("" when memory runs out).
+std::string JobViewJsonText(const JobView& view);
 
 // Two jobs side by side (td compare JOB_A JOB_B: two builds, two node counts,
 // before and after a fix): per region path of either job, in A's order then

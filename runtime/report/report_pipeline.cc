@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "runtime/machine/bandwidth_calibration.h"
+#include "runtime/base/status_macros.h"
 
 namespace td {
 
@@ -13,9 +14,8 @@ absl::StatusOr<const DefinitionLibrary*> ReportPipeline::Definitions() {
 }
 
 absl::StatusOr<RunAnalysis> ReportPipeline::Analyze(const RunData& run) {
-  absl::StatusOr<const DefinitionLibrary*> library = Definitions();
-  if (!library.ok()) return library.status();
-  return AnalyzeRun(run, **library, settings_.uarch, CachedPeakGbps(run.machine, settings_.calibration_file));
+  TD_ASSIGN_OR_RETURN(const DefinitionLibrary* library, Definitions());
+  return AnalyzeRun(run, *library, settings_.uarch, CachedPeakGbps(run.machine, settings_.calibration_file));
 }
 
 std::string ReportPipeline::Text(const RunData& run, const TextReportOptions& options, std::string* problem) {

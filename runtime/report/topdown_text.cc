@@ -11,35 +11,15 @@
 #include "runtime/report/explanations.h"
 #include "runtime/report/software_metrics.h"
 #include "runtime/report/text_report.h"
+#include "runtime/base/text_format.h"
 
 namespace td {
-namespace {
-
-struct Category {
-  const char* node;
-  const char* label;
-  char letter;
-};
-constexpr Category kLevelOne[] = {{"Frontend_Bound", "Frontend", 'F'},
-                                  {"Bad_Speculation", "Bad Spec", 'S'},
-                                  {"Retiring", "Retiring", 'R'},
-                                  {"Backend_Bound", "Backend", 'B'}};
-
-std::string Percent(double v) { return absl::StrFormat("%.1f%%", 100 * v); }
-
-std::string ValueText(const TreeNode& n) {
-  if (!n.value) return "not measured";
-  if (n.no_samples) return "no samples";  // 0 / 0: nothing was counted (docs/analysis.md)
-  return n.kind == NodeKind::kCyclesFraction ? Percent(*n.value) + " of cycles" : Percent(*n.value);
-}
-
-}  // namespace
 
 std::string LevelOneBar(const TopDownResult& result, int width) {
   std::string bar;
   double cumulative = 0;
   int drawn = 0;
-  for (const Category& c : kLevelOne) {
+  for (const LevelOneCategory& c : kLevelOneCategories) {
     const TreeNode* n = result.Find(c.node);
     if (n == nullptr || !n->value || n->no_samples) continue;
     cumulative += std::max(0.0, *n->value);
@@ -63,9 +43,9 @@ void AppendRegion(const std::string& label, const TopDownResult& result,
                   std::string* out) {
   if (!result.AnyMeasured() && result.metrics.empty() && result.diagnoses.empty()) return;
   *out += absl::StrFormat("%-*s", static_cast<int>(width), label);
-  for (const Category& c : kLevelOne) {
+  for (const LevelOneCategory& c : kLevelOneCategories) {
     const TreeNode* n = result.Find(c.node);
-    const std::string cell = !(n && n->value) ? "—" : n->no_samples ? "no samples" : Percent(*n->value) + (n->flagged ? "!" : " ");
+    const std::string cell = !(n && n->value) ? "—" : n->no_samples ? "no samples" : PercentText(*n->value) + (n->flagged ? "!" : " ");
     // Every cell is 11 columns wide ("—" is 3 bytes, "no samples" 10 columns).
     const std::string padded = cell == "no samples" ? " " + cell : absl::StrFormat("  %*s", cell == "—" ? 11 : 9, cell);
     *out += options.color && n != nullptr && n->flagged ? kRed + padded + kReset : padded;
@@ -131,7 +111,7 @@ void AppendRegion(const std::string& label, const TopDownResult& result,
   std::string path;
   for (const TreeNode& n : result.tree) {
     if (!n.critical || (options.max_level > 0 && n.level > options.max_level)) continue;
-    path += (path.empty() ? "" : " › ") + n.ShortName() + " " + ValueText(n);
+    path += (path.empty() ? "" : " › ") + n.ShortName() + " " + NodeValueText(n);
   }
   if (!path.empty()) {
     absl::StrAppendFormat(out, "  %s▶ %s%s\n", options.color ? kBold : "", path,
@@ -201,7 +181,7 @@ std::string FormatTopDownSection(const RunData& data, const RunAnalysis& analysi
     if (shown[i]) width = std::max(width, data.regions[i].path.size());
   }
   out += absl::StrFormat("%-*s", static_cast<int>(width), "region");
-  for (const Category& c : kLevelOne) out += absl::StrFormat("  %9s", c.label);
+  for (const LevelOneCategory& c : kLevelOneCategories) out += absl::StrFormat("  %9s", c.short_label);
   out += "  IPC\n";
   for (size_t i = 0; i < data.regions.size() && i < analysis.regions.size(); ++i) {
     if (!shown[i]) continue;

@@ -7,14 +7,32 @@
 #include <set>
 #include <sstream>
 
+#include "absl/strings/numbers.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
 #include "runtime/uarch/event_names.h"
 #include "runtime/base/json_fields.h"
+#include "runtime/base/status_macros.h"
 
 namespace td {
+
+const char* NodeKindName(NodeKind kind) {
+  switch (kind) {
+    case NodeKind::kSlotsFraction: return "fraction_of_slots";
+    case NodeKind::kCyclesFraction: return "fraction_of_cycles";
+    case NodeKind::kRatio: return "ratio";
+    case NodeKind::kCount: return "count";
+  }
+  return "?";
+}
+
+std::optional<uint64_t> EventDefinition::RawConfig() const {
+  uint64_t value = 0;
+  if (config.empty() || !absl::SimpleHexAtoi(config, &value)) return std::nullopt;
+  return value;
+}
 
 using nlohmann::json;
 
@@ -107,11 +125,10 @@ absl::StatusOr<std::vector<std::string>> FormulasFor(const json& formula, const 
 }
 
 absl::StatusOr<NodeKind> KindFrom(const json& j, const std::string& where) {
-  const std::string kind = j.value("kind", "fraction_of_slots");
-  if (kind == "fraction_of_slots") return NodeKind::kSlotsFraction;
-  if (kind == "fraction_of_cycles") return NodeKind::kCyclesFraction;
-  if (kind == "ratio") return NodeKind::kRatio;
-  if (kind == "count") return NodeKind::kCount;
+  const std::string kind = j.value("kind", NodeKindName(NodeKind::kSlotsFraction));
+  for (NodeKind k : {NodeKind::kSlotsFraction, NodeKind::kCyclesFraction, NodeKind::kRatio, NodeKind::kCount}) {
+    if (kind == NodeKindName(k)) return k;
+  }
   return absl::InvalidArgumentError(absl::StrFormat(
       "%s: kind \"%s\" is not one of fraction_of_slots, fraction_of_cycles, ratio, count", where,
       kind));
@@ -154,17 +171,14 @@ absl::Status AddFormulas(const json& list, const std::string& file, const std::s
     def.family = file;
     const std::string where = absl::StrFormat("definitions %s: %s", file, def.name);
     if (!j.contains("formula")) return absl::InvalidArgumentError(where + ": no \"formula\"");
-    auto texts = FormulasFor(j["formula"], uarch, where);
-    if (!texts.ok()) return texts.status();
-    if (texts->empty()) continue;  // not defined for this uarch
-    for (const std::string& text : *texts) {
+    TD_ASSIGN_OR_RETURN(const std::vector<std::string> texts, FormulasFor(j["formula"], uarch, where));
+    if (texts.empty()) continue;  // not defined for this uarch
+    for (const std::string& text : texts) {
       auto e = Expression::Parse(text);
       if (!e.ok()) return absl::InvalidArgumentError(where + ": " + std::string(e.status().message()));
       def.alternatives.push_back(*std::move(e));
     }
-    if (absl::Status level = json_fields::GetOptionalInteger(j, "level", 0, &def.level, where, 0, 16); !level.ok()) {
-      return level;
-    }
+    TD_RETURN_IF_ERROR(json_fields::GetOptionalInteger(j, "level", 0, &def.level, where, 0, 16));
     if (j.contains("threshold")) def.threshold = j["threshold"].get<double>();
     if (j.contains("flagged_if")) {
       auto rule = Expression::Parse(j["flagged_if"].get<std::string>());
@@ -173,9 +187,7 @@ absl::Status AddFormulas(const json& list, const std::string& file, const std::s
       }
       def.flagged_if = *std::move(rule);
     }
-    auto kind = KindFrom(j, where);
-    if (!kind.ok()) return kind.status();
-    def.kind = *kind;
+    TD_ASSIGN_OR_RETURN(def.kind, KindFrom(j, where));
     def.note = j.value("note", "");
     def.former_names = j.value("formerly", std::vector<std::string>{});
     auto same = std::find_if(out->begin(), out->end(),
@@ -438,9 +450,8 @@ absl::StatusOr<DefinitionLibrary> DefinitionLibrary::FromTexts(
   }
   // Check every uarch now, so a bad file fails at load, not at first use.
   for (const std::string& uarch : library.Uarchs()) {
-    auto set = library.ForUarch(uarch);
-    if (!set.ok()) return set.status();
-    library.checked_.emplace(uarch, *std::move(set));
+    TD_ASSIGN_OR_RETURN(MetricSet set, library.ForUarch(uarch));
+    library.checked_.emplace(uarch, std::move(set));
   }
   return library;
 }

@@ -4,6 +4,7 @@
 #ifndef TD_RUNTIME_UARCH_DEFINITIONS_H_
 #define TD_RUNTIME_UARCH_DEFINITIONS_H_
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +26,9 @@ enum class NodeKind {
   kRatio,             // any other ratio (IPC, miss ratio…)
   kCount,             // an absolute quantity (SLOTS)
 };
+
+// The spelling definition files and the --json report use: "fraction_of_slots"…
+const char* NodeKindName(NodeKind kind);
 
 struct FormulaDefinition {
   std::string name;                   // "Backend_Bound.Memory_Bound", "#CORE_CLKS"
@@ -51,6 +55,10 @@ struct EventDefinition {
   std::string libpfm;                 // libpfm4 string, if known
   std::string config;                 // raw perf_event_attr.config, if known
   std::string note;
+
+  // `config` as a number: td's own encoding of the event (a raw perf event on
+  // the core PMU); nullopt when the table has none or it is not hex.
+  std::optional<uint64_t> RawConfig() const;
 };
 
 // Everything needed to evaluate one microarchitecture.

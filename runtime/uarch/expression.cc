@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "runtime/base/status_macros.h"
 
 namespace td {
 
@@ -308,11 +309,9 @@ void CollectNames(const ExprNode& n, std::vector<std::string>* names) {
 
 absl::StatusOr<Expression> Expression::Parse(const std::string& text) {
   Parser parser(text);
-  auto root = parser.ParseAll();
-  if (!root.ok()) return root.status();
   Expression e;
+  TD_ASSIGN_OR_RETURN(e.root_, parser.ParseAll());
   e.text_ = text;
-  e.root_ = *root;
   return e;
 }
 

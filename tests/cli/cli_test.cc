@@ -14,10 +14,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_split.h"
@@ -540,4 +542,210 @@ TEST(CliJob, MissingRanksAreListedAndMixedJobsRefused) {
   fs::remove_all(dir);
 }
 
+
+// The analysis commands on the files in tests/data: the values a reader of
+// the docs sees (docs/usage.md, docs/reports.md), through each output.
+
+// Each line of `text`, without its newline.
+std::vector<std::string> LinesOf(const std::string& text) {
+  std::vector<std::string> lines = absl::StrSplit(text, '\n');
+  if (!lines.empty() && lines.back().empty()) lines.pop_back();
+  return lines;
+}
+
+// A line of a text table as its whitespace-separated words: label, then cells.
+std::vector<std::string> Words(const std::string& line) {
+  return absl::StrSplit(line, ' ', absl::SkipEmpty());
+}
+
+// Where in `lines` the first line with these words is, from `from`; npos when none.
+size_t FindRow(const std::vector<std::string>& lines, const std::vector<std::string>& words, size_t from = 0) {
+  for (size_t i = from; i < lines.size(); ++i) {
+    if (Words(lines[i]) == words) return i;
+  }
+  return std::string::npos;
+}
+
+// Every JSON object anywhere in `j` (itself included) that `match` accepts.
+void CollectObjects(const nlohmann::json& j, const std::function<bool(const nlohmann::json&)>& match,
+                    std::vector<nlohmann::json>* found) {
+  if (j.is_object() && match(j)) found->push_back(j);
+  if (j.is_structured()) {
+    for (const auto& child : j) CollectObjects(child, match, found);
+  }
+}
+
+TEST(CliRecompute, IceLakeCaseRetiresAThirdOfTheSlots) {
+  const Outcome o = Td({"recompute", Data("icl_case.json")});
+  ASSERT_EQ(o.status, 0) << o.err;
+  const nlohmann::json answers = nlohmann::json::parse(o.out);
+  EXPECT_EQ(answers.at("case"), "example-icl");
+  ASSERT_TRUE(answers.at("values").at("Retiring").is_number()) << o.out;
+  EXPECT_EQ(answers.at("values").at("Retiring").get<double>(), 0.3) << "300,000 of 1,000,000 slots";
+}
+
+TEST(CliRecompute, ACaseWithoutItsFieldsFails) {
+  const Outcome o = Td({"recompute", Data("not_a_case.json")});
+  EXPECT_EQ(o.status, 1);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(Lines(o.err), 1u) << o.err;
+  EXPECT_TRUE(Contains(o.err, "not_a_case.json: ")) << o.err;
+}
+
+TEST(CliReport, JsonMarksDramBoundCritical) {
+  const Outcome o = Td({"report", Data("replay_skl_matmul.json"), "--json"});
+  ASSERT_EQ(o.status, 0) << o.err;
+  const nlohmann::json report = nlohmann::json::parse(o.out);
+  std::vector<nlohmann::json> dram;
+  CollectObjects(report, [](const nlohmann::json& node) {
+    return node.contains("name") && node.at("name") == "Backend_Bound.Memory_Bound.DRAM_Bound";
+  }, &dram);
+  ASSERT_FALSE(dram.empty()) << o.out;
+  EXPECT_TRUE(std::any_of(dram.begin(), dram.end(), [](const nlohmann::json& node) {
+    return node.contains("critical") && node.at("critical") == true;
+  })) << "no DRAM_Bound node on the critical path:\n" << o.out;
+}
+
+TEST(CliReport, ExplainSaysWhatDramBoundMeans) {
+  const Outcome o = Td({"report", Data("replay_skl_matmul.json"), "--explain"});
+  ASSERT_EQ(o.status, 0) << o.err;
+  const std::vector<std::string> lines = LinesOf(o.out);
+  const auto title = std::find(lines.begin() + (lines.empty() ? 0 : 1), lines.end(), "DRAM_Bound");
+  ASSERT_NE(title, lines.end()) << o.out;
+  ASSERT_NE(title + 1, lines.end()) << o.out;
+  EXPECT_EQ((title + 1)->rfind("  Stalls on loads that missed every cache", 0), 0u) << o.out;
+}
+
+TEST(CliReport, CsvRowsPerRegion) {
+  const Outcome o = Td({"report", Data("replay_skl_matmul.json"), "--csv"});
+  ASSERT_EQ(o.status, 0) << o.err;
+  const std::vector<std::string> lines = LinesOf(o.out);
+  ASSERT_GE(lines.size(), 2u) << o.out;
+  EXPECT_EQ(lines[0], "region,kind,name,value,flagged,critical");
+  EXPECT_EQ(lines[1], "multiply1,time,calls,1,0,0");
+  // A node's row: its share, flagged and on the critical path.
+  auto node_row = [&](const std::string& region, const std::string& node, size_t from) {
+    for (size_t i = from; i < lines.size(); ++i) {
+      const std::vector<std::string> fields = absl::StrSplit(lines[i], ',');
+      if (fields.size() == 6 && fields[0] == region && fields[1] == "node" && fields[2] == node) return i;
+    }
+    return std::string::npos;
+  };
+  const size_t memory = node_row("multiply1", "Backend_Bound.Memory_Bound", 2);
+  ASSERT_NE(memory, std::string::npos) << o.out;
+  const size_t core = node_row("multiply2", "Backend_Bound.Core_Bound", memory + 1);
+  ASSERT_NE(core, std::string::npos) << o.out;
+  for (const auto& [row, share] : {std::pair{memory, std::string("0.63")}, std::pair{core, std::string("0.41")}}) {
+    const std::vector<std::string> fields = absl::StrSplit(lines[row], ',');
+    EXPECT_EQ(fields[3].rfind(share, 0), 0u) << lines[row];
+    EXPECT_EQ(fields[3].find_first_not_of("0123456789", 2), std::string::npos) << lines[row];
+    EXPECT_EQ(fields[4], "1") << "flagged: " << lines[row];
+    EXPECT_EQ(fields[5], "1") << "critical: " << lines[row];
+  }
+}
+
+TEST(CliCompare, TwoRegionsOfOneRun) {
+  const Outcome o = Td({"compare", Data("replay_skl_matmul.json"), "--regions", "multiply1,multiply2"});
+  ASSERT_EQ(o.status, 0) << o.err;
+  const std::vector<std::string> lines = LinesOf(o.out);
+  const size_t speedup = FindRow(lines, {"Speedup", "1.00", "2.49"});
+  ASSERT_NE(speedup, std::string::npos) << o.out;
+  ASSERT_LT(speedup + 1, lines.size()) << o.out;
+  EXPECT_EQ(Words(lines[speedup + 1]), (std::vector<std::string>{"IPC", "0.50", "1.25"})) << o.out;
+  EXPECT_NE(FindRow(lines, {"Memory_Bound", "63.8%!", "6.6%"}, speedup + 2), std::string::npos) << o.out;
+}
+
+TEST(CliCompare, UnknownRegionFails) {
+  const Outcome o = Td({"compare", Data("replay_skl_matmul.json"), "--regions", "multiply1,nope"});
+  EXPECT_EQ(o.status, 1);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(Lines(o.err), 1u) << o.err;
+  EXPECT_TRUE(Contains(o.err, "no region \"nope\"")) << o.err;
+}
+
+TEST(CliCompare, TwoRunsAsCsv) {
+  const Outcome o = Td({"compare", Data("replay_skl_matmul.json"), Data("replay_skl_matmul.json"), "--region",
+                        "multiply2", "--csv"});
+  ASSERT_EQ(o.status, 0) << o.err;
+  const std::vector<std::string> lines = LinesOf(o.out);
+  ASSERT_GE(lines.size(), 3u) << o.out;
+  EXPECT_EQ(lines[0], "row,replay_skl_matmul.json,replay_skl_matmul.json");
+  EXPECT_EQ(lines[1], "Speedup,1.00,1.00");
+  EXPECT_EQ(lines[2], "IPC,1.25,1.25");
+}
+
+TEST(CliCompare, HtmlFlagsMemoryBound) {
+  const std::string dir = ScratchDir();
+  const std::string page = dir + "/compare.html";
+  const Outcome o =
+      Td({"compare", Data("replay_skl_matmul.json"), "--regions", "multiply1,multiply2", "--html", page});
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.out, "");
+  const std::string wrote = "td: wrote " + page + "\n";
+  ASSERT_GE(o.err.size(), wrote.size()) << o.err;
+  EXPECT_EQ(o.err.substr(o.err.size() - wrote.size()), wrote);
+  const std::string html = Slurp(page);
+  const std::string cell = "<td class=\"flagged\">63.8%!</td>";
+  size_t cells = 0;
+  for (size_t at = html.find(cell); at != std::string::npos; at = html.find(cell, at + 1)) ++cells;
+  EXPECT_EQ(cells, 1u) << html;
+  fs::remove_all(dir);
+}
+
 }  // namespace
+
+// td import-metrics: perf's JSON for a CPU td does not ship, into a
+// definition file td loads; and one line for each input it cannot use.
+TEST(CliImportMetrics, SierraForestBecomesADefinitionFile) {
+  const std::string srf = Data("perf-metrics/x86/sierraforest");
+  const Outcome o = Td({"import-metrics", "--uarch", "srf", "--cpu", "GenuineIntel:6:175", "--kernel", "6.12.117", srf});
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.err, "td import-metrics: srf: 26 nodes (Levels 1-3), 0 auxiliaries, 25 events, 0 not translated; "
+                   "kernel 6.12.117\n");
+  const nlohmann::json def = nlohmann::json::parse(o.out, nullptr, false);
+  ASSERT_FALSE(def.is_discarded()) << o.out.substr(0, 200);
+  EXPECT_EQ(def["nodes"].size(), 26u);
+  EXPECT_EQ(def["uarchs"]["srf"]["cpus"][0]["models"][0], 175);
+  EXPECT_EQ(def["source"]["kernel"], "6.12.117");
+  EXPECT_EQ(def["source"]["files"].size(), 8u);  // the metrics file and seven event files, each with its sha256
+  // --out writes the same file; a hybrid file names its PMUs.
+  const std::string dir = ScratchDir();
+  const Outcome out = Td({"import-metrics", "--uarch=srf", "--kernel=6.12.117", "--cpu=GenuineIntel:6:0xaf",
+                          "--out", dir + "/srf.json", srf});
+  EXPECT_EQ(out.status, 0) << out.err;
+  EXPECT_EQ(out.out, "");
+  EXPECT_EQ(Slurp(dir + "/srf.json"), o.out);
+  fs::remove_all(dir);
+  const Outcome hybrid = Td({"import-metrics", "--uarch", "adl_x", Data("perf-metrics/x86/alderlake")});
+  EXPECT_EQ(hybrid.status, 1);
+  EXPECT_EQ(hybrid.err, "td: the metrics are those of several PMUs (cpu_atom, cpu_core); choose one with --pmu\n");
+  const Outcome help = Td({"help", "import-metrics"});
+  EXPECT_EQ(help.status, 0);
+  EXPECT_EQ(help.out.rfind("usage: td import-metrics --uarch KEY", 0), 0u) << help.out;
+}
+
+TEST(CliImportMetrics, InputsItCannotUseAreOneLine) {
+  const std::string missing = "/nonexistent-td-test/srf-metrics.json";
+  Outcome o = Td({"import-metrics", "--uarch", "srf", missing});
+  EXPECT_EQ(o.status, 1);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(o.err, "td: cannot open " + missing + ": " + std::strerror(ENOENT) + "\n");
+  const std::string not_metrics = Data("not_a_case.json");
+  o = Td({"import-metrics", "--uarch", "srf", not_metrics});
+  EXPECT_EQ(o.status, 1);
+  EXPECT_EQ(o.err, "td: " + not_metrics +
+                       ": not a perf metrics or events file (a JSON list of MetricName or EventName entries)\n");
+  o = Td({"import-metrics", "--uarch", "srf", Data("perf-metrics/x86/sierraforest/pipeline.json")});
+  EXPECT_EQ(o.status, 1);
+  EXPECT_EQ(Lines(o.err), 1u);
+  EXPECT_TRUE(Contains(o.err, "no perf metrics file among the inputs")) << o.err;
+  o = Td({"import-metrics", "--uarch", "skx", Data("perf-metrics/x86/skylakex")});
+  EXPECT_EQ(o.status, 1);
+  EXPECT_EQ(o.err, "td: --uarch skx is one of td's own keys (intel_snb_to_clx.json); choose another, e.g. skx_perf\n");
+  o = Td({"import-metrics", Data("perf-metrics/x86/sierraforest")});
+  EXPECT_EQ(o.status, 2);
+  EXPECT_EQ(Lines(o.err), 1u);
+  o = Td({"import-metrics", "--uarch", "srf", "--cpu", "Intel-6-175", Data("perf-metrics/x86/sierraforest")});
+  EXPECT_EQ(o.status, 2);
+  EXPECT_EQ(Lines(o.err), 1u);
+}

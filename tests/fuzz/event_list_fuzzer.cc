@@ -109,7 +109,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   resolver.sysfs_devices = "/nonexistent/td-fuzz/sysfs";
 
   std::vector<td::GroupRequest> requests;
-  for (const td::RequestedGroup& group : *parsed) {
+  for (const td::EventListGroup& group : *parsed) {
     if (group.events.empty()) Fail("ParseEventList returned an empty group");
     td::GroupRequest request{{}, group.forced, "TD_EVENTS"};
     for (const std::string& name : group.events) {

@@ -1,5 +1,6 @@
 // libFuzzer target: a recorded run (the JSON `td report` and
-// TD_BACKEND=replay read) of any content is read or rejected with a message;
+// TD_BACKEND=replay read) of any content is read or rejected with a message,
+// and the fast reader (ScanRunText) never disagrees with the full one;
 // a run that reads goes through what both do with it — the Top-Down
 // analysis, the text report, `td report --json` and writing the run back —
 // without crashing, and writing it back gives a file that reads the same.
@@ -7,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "runtime/analysis/run_analysis.h"
@@ -21,10 +23,22 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const td::DefinitionLibrary& library = td::fuzz::Library();
   const std::string text(reinterpret_cast<const char*>(data), size);
-  // ReadRunFile's steps, without the file: non-throwing parse, then the reader.
+  // The full reader's steps, without the file: non-throwing parse, then the reader.
   auto json = td::ParseJsonText(text, "fuzz.json");
-  if (!json.ok()) return 0;
-  auto run = td::RunFromJson(*json);
+  auto run = json.ok() ? td::RunFromJson(*json) : absl::StatusOr<td::RunData>(json.status());
+  // ReadRunFile tries ScanRunText first: it may decode only what the full
+  // reader decodes, and to the same run.
+  if (const std::optional<td::RunData> scanned = td::ScanRunText(text)) {
+    if (!run.ok()) {
+      std::fprintf(stderr, "ScanRunText took a file the full reader refuses: %s\n",
+                   std::string(run.status().message()).c_str());
+      std::abort();
+    }
+    if (td::RunToJson(*scanned) != td::RunToJson(*run)) {
+      std::fprintf(stderr, "ScanRunText decoded another run than the full reader\n");
+      std::abort();
+    }
+  }
   if (!run.ok()) return 0;
 
   // td report: analysis, then the text report (and the one without a tree,

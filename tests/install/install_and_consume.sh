@@ -99,7 +99,7 @@ configure_layout() {
   # tests/bindings checks them installed.
   local args=(-DCMAKE_INSTALL_LIBDIR="$libdir"
               -DTD_BUILD_TESTS=OFF -DTD_BUILD_SAMPLES=OFF -DTD_BUILD_BENCHMARKS=OFF
-              -DTD_BUILD_FORTRAN=OFF -DTD_BUILD_PYTHON=OFF -DTD_BUILD_COMPAT=OFF)
+              -DTD_BUILD_FORTRAN=OFF -DTD_BUILD_PYTHON=OFF -DTD_BUILD_COMPAT=OFF -DTD_BUILD_MPI=OFF)
   local name value
   # Same generator, build type and dependencies as the build, so the output
   # paths and the exported configuration match the files copied in.

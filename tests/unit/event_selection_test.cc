@@ -1,17 +1,23 @@
-// Which groups a run opens, and how their multiplexed counts are reported.
+// Which groups a run opens: formula events planned into groups, passes,
+// memory traffic (TD_MEMORY) and hybrid parts' core types.
 #include "runtime/counters/event_selection.h"
 
 #include <linux/perf_event.h>
 
 #include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "runtime/counters/perf_event_backend.h"
-#include "runtime/report/counter_text.h"
-#include "runtime/model/run_file.h"
+#include "runtime/uarch/definitions.h"
+#include "tests/unit/fake_sysfs.h"
 
 namespace td {
 namespace {
+
+using fake_sysfs::FakeSysfs;
 
 const DefinitionLibrary& Library() {
   static const auto* library = new DefinitionLibrary(*DefinitionLibrary::Load());
@@ -129,73 +135,164 @@ TEST(SelectEvents, ImpossibleGroupIsAnErrorAndTheRestStillCounts) {
   EXPECT_EQ(s.groups[0][0].name, "instructions");
 }
 
-// A run with a second, multiplexed group: half of one region, none of another.
-RunData MultiplexedRun() {
-  RunData data;
-  data.layout = SoftwareLayout();
-  EventInfo instructions;
-  instructions.name = "instructions";
-  instructions.unit = "count";
-  instructions.perf_type = PERF_TYPE_HARDWARE;
-  instructions.perf_config = PERF_COUNT_HW_INSTRUCTIONS;
-  instructions.hardware = true;
-  data.layout.AddGroup({instructions});
-  data.threads = {{0, 10, false, true, ""}};
-  Region half{"half", "half", -1, {}, {}};
-  RegionOnThread t{0, 1, 0, 0, 0, 1000, 1000, {}, {}};
-  t.events = {{0, 0}, {1000, 1000}, {0, 0}, {0, 0}, {500000, 500000}};
-  t.groups = {{1000, 1000}, {1000, 500}};
-  half.threads.push_back(t);
-  Region never{"never", "never", -1, {}, {}};
-  t.events.back() = {0, 0};
-  t.groups = {{1000, 1000}, {1000, 0}};
-  never.threads.push_back(t);
-  Region tiny{"tiny", "tiny", -1, {}, {}};
-  t.calls = 10;
-  t.events.back() = {30000, 30000};
-  t.groups = {{1000, 1000}, {1000, 1000}};
-  tiny.threads.push_back(t);
-  data.regions = {half, never, tiny};
-  return data;
+SelectionInput SkxInput(const FakeSysfs& sysfs) {
+  static const MetricSet* skx = new MetricSet(Metrics("skx"));
+  SelectionInput input;
+  input.hardware_available = true;
+  input.metrics = skx;
+  input.library = &Library();
+  input.level = 1;
+  input.sysfs_devices = sysfs.path();
+  return input;
 }
 
-TEST(Coverage, ScaledCountsCoverageAndNotMeasured) {
-  const RunData data = MultiplexedRun();
-  EXPECT_DOUBLE_EQ(*GroupCoverage(data.regions[0], 1), 0.5);
-  EXPECT_DOUBLE_EQ(*GroupCoverage(data.regions[1], 1), 0.0);
-  EXPECT_DOUBLE_EQ(*ScaledRegionCount(data, data.regions[0], 4), 1000000.0) << "500,000 × 1000/500";
-  EXPECT_FALSE(ScaledRegionCount(data, data.regions[1], 4).has_value()) << "never ran: not 0";
-  const std::string text = FormatCounterSection(data, {});
-  EXPECT_NE(text.find("group 1 {instructions}: coverage  50%  instructions 1,000,000"), std::string::npos) << text;
-  EXPECT_NE(text.find("never\n    group 1 {instructions}: not measured"), std::string::npos) << text;
-  EXPECT_NE(text.find("too short to trust: 3,000 instructions per call"), std::string::npos) << text;
-  EXPECT_EQ(text.find("half\n    group 1 {instructions}: coverage  50%  instructions 1,000,000\n    too short"),
-            std::string::npos)
-      << "1,000,000 instructions in one call is long enough";
+size_t SystemWideGroups(const EventSelection& s) {
+  return std::count_if(s.groups.begin(), s.groups.end(), [](const auto& g) { return g[0].system_wide(); });
 }
 
-TEST(Coverage, AnEventInTwoGroupsKeepsBothCopiesInJson) {
-  RunData data = MultiplexedRun();
-  EventInfo again = data.layout.events.back();  // "instructions" once more, in group 2
-  data.layout.AddGroup({again});
-  for (Region& r : data.regions) {
-    r.threads[0].events.push_back({7, 7});
-    r.threads[0].groups.push_back({1000, 1000});
+bool Counts(const EventSelection& s, const std::string& name) {
+  for (const auto& g : s.groups) {
+    for (const EventInfo& e : g) {
+      if (e.name == name) return true;
+    }
   }
-  const nlohmann::json j = RunToJson(data);
-  const nlohmann::json& counters = j.at("regions")[0].at("threads")[0].at("counters");
-  EXPECT_EQ(counters.at("instructions").at("inclusive"), 500000);
-  EXPECT_EQ(counters.at("instructions@g2").at("inclusive"), 7);
-  auto back = RunFromJson(j);
-  ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(back->regions[0].threads[0].events.back().inclusive, 7u);
-  EXPECT_EQ(back->layout.GroupOf(back->layout.events.size() - 1), 2u);
+  return false;
 }
 
-TEST(Coverage, OnlyTheDefaultGroupPrintsNothing) {
-  RunData data;
-  data.layout = SoftwareLayout();
-  EXPECT_EQ(FormatCounterSection(data, {}), "");
+TEST(SelectMemory, PermittedRunsOpenTheControllersInTheFirstPassOnly) {
+  FakeSysfs sysfs;
+  sysfs.AddServerImc(0, 13, "0");
+  SelectionInput input = SkxInput(sysfs);
+  input.system_wide_permitted = true;
+  EventSelection s = SelectEvents(input);
+  EXPECT_EQ(SystemWideGroups(s), 1u);
+  EXPECT_FALSE(Counts(s, "LONGEST_LAT_CACHE.MISS")) << "no estimate when the controllers count";
+  EXPECT_EQ(s.memory.rfind("socket-wide memory-controller counts, uncore_imc_0 on 1 socket", 0), 0u) << s.memory;
+  input.pass = 2;
+  input.passes = 2;
+  EXPECT_EQ(SystemWideGroups(SelectEvents(input)), 0u);
+}
+
+TEST(SelectMemory, NotPermittedFallsBackToThePerThreadEstimate) {
+  FakeSysfs sysfs;
+  sysfs.AddServerImc(0, 13, "0");
+  const EventSelection s = SelectEvents(SkxInput(sysfs));
+  EXPECT_EQ(SystemWideGroups(s), 0u);
+  EXPECT_TRUE(Counts(s, "LONGEST_LAT_CACHE.MISS"));
+  EXPECT_EQ(s.memory.rfind("per-thread estimate: DRAM_Read_Bytes", 0), 0u) << s.memory;
+  EXPECT_NE(s.memory.find("no socket counts: memory controllers count the whole socket and need "
+                          "perf_event_paranoid <= 0, CAP_PERFMON or root"),
+            std::string::npos)
+      << s.memory;
+}
+
+TEST(SelectMemory, ModesAndExplicitEventLists) {
+  FakeSysfs sysfs;
+  sysfs.AddServerImc(0, 13, "0");
+  SelectionInput input = SkxInput(sysfs);
+  input.system_wide_permitted = true;
+  input.memory = MemoryMode::kOff;
+  EventSelection off = SelectEvents(input);
+  EXPECT_EQ(SystemWideGroups(off), 0u);
+  EXPECT_TRUE(off.memory.empty());
+  input.memory = MemoryMode::kEstimate;
+  EXPECT_TRUE(Counts(SelectEvents(input), "LONGEST_LAT_CACHE.MISS"));
+  input.memory = MemoryMode::kAuto;
+  input.td_events = "cycles";
+  EXPECT_EQ(SystemWideGroups(SelectEvents(input)), 0u) << "auto adds nothing to the user's own list";
+  input.memory = MemoryMode::kSocket;
+  EXPECT_EQ(SystemWideGroups(SelectEvents(input)), 1u);
+  input.system_wide_permitted = false;
+  const EventSelection refused = SelectEvents(input);
+  EXPECT_EQ(SystemWideGroups(refused), 0u);
+  EXPECT_FALSE(Counts(refused, "LONGEST_LAT_CACHE.MISS")) << "socket was asked for, not the estimate";
+  ASSERT_FALSE(refused.notices.empty());
+  EXPECT_EQ(refused.notices.back().rfind("TD_MEMORY=socket: ", 0), 0u);
+}
+
+TEST(SelectMemory, WithoutAPmuNothingIsCountedAndAskingSaysWhy) {
+  FakeSysfs sysfs;
+  SelectionInput input = SkxInput(sysfs);
+  input.hardware_available = false;
+  input.hardware_reason = "no hardware PMU";
+  EXPECT_TRUE(SelectEvents(input).notices.empty()) << "auto stays quiet: the missing PMU is said once elsewhere";
+  input.memory = MemoryMode::kEstimate;
+  const EventSelection s = SelectEvents(input);
+  ASSERT_EQ(s.notices.size(), 1u);
+  EXPECT_EQ(s.notices[0], "TD_MEMORY: memory traffic not measured: no hardware PMU");
+}
+
+TEST(SelectMemory, AutoTakesTheEstimateOnlyWhereACounterIsFree) {
+  FakeSysfs sysfs;
+  SelectionInput input = SkxInput(sysfs);
+  const MetricSet zen4 = Metrics("zen4");
+  input.metrics = &zen4;  // Level 1 fills all six counters
+  input.memory = MemoryMode::kOff;
+  const size_t groups = SelectEvents(input).groups.size();
+  input.memory = MemoryMode::kAuto;
+  const EventSelection automatic = SelectEvents(input);
+  EXPECT_EQ(automatic.groups.size(), groups);
+  EXPECT_TRUE(automatic.memory.empty());
+  ASSERT_FALSE(automatic.notices.empty());
+  EXPECT_NE(automatic.notices.back().find("TD_MEMORY=estimate counts it anyway"), std::string::npos);
+  input.memory = MemoryMode::kEstimate;
+  EXPECT_EQ(SelectEvents(input).groups.size(), groups + 1);
+}
+
+// Hybrid parts: each core type's events from its own definitions, on its own PMU.
+TEST(SelectForCoreTypes, AlderLakeGetsGroupsOnBothCorePmus) {
+  FakeSysfs sysfs;
+  sysfs.Write("cpu_core/type", "4");
+  sysfs.Write("cpu_atom/type", "10");
+  SelectionInput input;
+  input.hardware_available = true;
+  input.level = 1;
+  input.sysfs_devices = sysfs.path();
+  input.memory = MemoryMode::kOff;
+  const EventSelection s = SelectForCoreTypes(input, Library(), "adl");
+  EXPECT_TRUE(s.errors.empty()) << s.errors.front();
+  bool core = false, atom = false;
+  for (const auto& group : s.groups) {
+    for (const EventInfo& e : group) {
+      ASSERT_TRUE(e.core_type == "cpu_core" || e.core_type == "cpu_atom") << e.name;
+      EXPECT_EQ(e.core_type, group.front().core_type) << "a group never spans core types";
+      EXPECT_EQ(e.perf_type, e.core_type == "cpu_core" ? 4u : 10u) << e.name;
+      core |= e.core_type == "cpu_core" && e.perf_config == 0x0400;  // slots
+      atom |= e.core_type == "cpu_atom" && e.name == "TOPDOWN_FE_BOUND.ALL";
+    }
+  }
+  EXPECT_TRUE(core) << "P-cores: the slots-led PERF_METRICS group";
+  EXPECT_TRUE(atom) << "E-cores: Gracemont's TOPDOWN_* events";
+
+  input.td_events = "cycles,minor-faults";
+  const EventSelection listed = SelectForCoreTypes(input, Library(), "adl");
+  std::vector<uint64_t> cycles_configs;
+  size_t software = 0;
+  for (const auto& group : listed.groups) {
+    for (const EventInfo& e : group) {
+      if (e.name == "cycles") cycles_configs.push_back(e.perf_config);
+      software += e.name == "minor-faults";
+    }
+  }
+  EXPECT_EQ(cycles_configs, (std::vector<uint64_t>{uint64_t{4} << 32, uint64_t{10} << 32}))
+      << "perf's generic cycles, once per core PMU (type in config[63:32])";
+  EXPECT_EQ(software, 1u) << "software events are counted once";
+}
+
+TEST(SelectForCoreTypes, OneCorePmuIsTheUsualSelection) {
+  FakeSysfs sysfs;
+  SelectionInput input = SkxInput(sysfs);
+  input.memory = MemoryMode::kOff;
+  const EventSelection plain = SelectEvents(input);
+  const EventSelection via = SelectForCoreTypes(input, Library(), "skx");
+  ASSERT_EQ(via.groups.size(), plain.groups.size());
+  for (size_t g = 0; g < via.groups.size(); ++g) {
+    ASSERT_EQ(via.groups[g].size(), plain.groups[g].size());
+    for (size_t i = 0; i < via.groups[g].size(); ++i) {
+      EXPECT_EQ(via.groups[g][i].perf_config, plain.groups[g][i].perf_config);
+      EXPECT_TRUE(via.groups[g][i].core_type.empty());
+    }
+  }
 }
 
 }  // namespace

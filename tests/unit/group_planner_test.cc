@@ -4,18 +4,12 @@
 #include <linux/perf_event.h>
 
 #include "gtest/gtest.h"
-#include "runtime/uarch/definitions.h"
+#include "tests/unit/counter_models.h"
 
 namespace td {
 namespace {
 
-CounterModel Model(const std::string& uarch) {
-  auto library = DefinitionLibrary::Load();
-  EXPECT_TRUE(library.ok());
-  auto set = library->ForUarch(uarch);
-  EXPECT_TRUE(set.ok()) << set.status();
-  return set->counters;
-}
+using counter_models::Model;
 
 EventInfo Raw(const std::string& name, uint64_t config) {
   EventInfo e;
@@ -36,19 +30,6 @@ std::vector<EventInfo> GeneralEvents(int n) {
   std::vector<EventInfo> events;
   for (int i = 0; i < n; ++i) events.push_back(Raw("E" + std::to_string(i), 0x0e + (i << 8)));
   return events;
-}
-
-TEST(CounterModels, DefinitionFilesDescribeEveryFamily) {
-  EXPECT_EQ(Model("skl").general, 4);
-  EXPECT_EQ(Model("skl").general_without_smt, 8);
-  EXPECT_EQ(Model("skl").fixed.size(), 3u);
-  EXPECT_EQ(Model("icl").general, 8);
-  EXPECT_EQ(Model("icl").fixed.size(), 4u);
-  EXPECT_EQ(Model("spr").metrics_leader, 0x400u);
-  EXPECT_EQ(Model("zen4").general, 6);
-  EXPECT_TRUE(Model("zen4").fixed.empty());
-  EXPECT_EQ(Model("neoverse_v2").general, 6);
-  EXPECT_EQ(Model("adl_grt").general, 6);
 }
 
 TEST(CheckSchedulable, CountsGeneralAndFixedCounters) {

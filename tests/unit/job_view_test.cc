@@ -1,11 +1,25 @@
 // Two jobs side by side (FormatJobComparisonText/Csv): regions matched by
-// path, a region only one job ran marked instead of given a speedup.
+// path, a region only one job ran marked instead of given a speedup. The job
+// view of many rank files (LoadJobFiles, td report DIR): the same table and
+// the same first error whatever the number of threads and the files' order,
+// equal to what reading the runs whole gives; the JSON text made region by
+// region equal to the JSON tree's dump.
 #include "runtime/report/job_view.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "runtime/base/byte_strings.h"
+#include "runtime/model/run_file.h"
+#include "runtime/report/job_file.h"
+#include "runtime/report/job_loader.h"
+#include "runtime/report/report_pipeline.h"
+#include "tests/unit/sample_runs.h"
 
 namespace td {
 namespace {
@@ -49,6 +63,151 @@ TEST(JobComparison, MatchesRegionsByPathAndMarksOneSidedOnes) {
   EXPECT_EQ(text.find("different programs"), std::string::npos);
   b.program = "other";
   EXPECT_NE(FormatJobComparisonText(a, b).find("different programs"), std::string::npos);
+}
+
+
+// A job's rank files in a fresh folder: `ranks` ranks of a recording with
+// hardware counts (so the ranks have trees), each rank's times scaled.
+class JobFiles : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::path(testing::TempDir()) /
+           absl::StrCat("td_job_view_test_", testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string Write(const std::string& name, const std::string& text) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  std::vector<std::string> WriteRanks(int ranks) {
+    std::ifstream in(std::string(TD_TEST_DATA_DIR) + "/replay_skl_matmul.json");
+    const nlohmann::json base = nlohmann::json::parse(in);
+    std::vector<std::string> files;
+    for (int rank = 0; rank < ranks; ++rank) {
+      nlohmann::json run = base;
+      run["mpi"] = {{"rank", rank}, {"size", ranks + 1}, {"job", "j<1>"}, {"host", absl::StrCat("n", rank % 2)},
+                    {"launcher", "Open MPI"}};
+      for (auto& region : run["regions"]) {
+        for (auto& part : region["threads"]) {
+          part["wall_inclusive_ns"] = part["wall_inclusive_ns"].get<int64_t>() * (rank % 3 + 1);
+          for (auto& [name, delta] : part["counters"].items()) {
+            if (name.find("CPU_CLK") != std::string::npos) {
+              delta["inclusive"] = delta["inclusive"].get<uint64_t>() * (rank % 4 + 1);
+            }
+          }
+        }
+      }
+      files.push_back(Write(absl::StrCat("td-x-rank", rank, ".json"), run.dump(1)));
+    }
+    return files;
+  }
+
+  std::filesystem::path dir_;
+};
+
+// The job table the way td built it before LoadJobFiles: every run read
+// whole, then BuildJobView.
+absl::StatusOr<JobTable> ReadWhole(const std::vector<std::string>& files) {
+  ReportPipeline pipeline(AnalysisSettings{});
+  std::vector<RunData> runs;
+  std::vector<RunAnalysis> analyses;
+  for (const std::string& file : files) {
+    absl::StatusOr<RunData> run = ReadRunFile(file);
+    if (!run.ok()) return run.status();
+    runs.push_back(*std::move(run));
+    absl::StatusOr<RunAnalysis> analysis = pipeline.Analyze(runs.back());
+    if (!analysis.ok()) return analysis.status();
+    analyses.push_back(*std::move(analysis));
+  }
+  absl::StatusOr<JobView> view = BuildJobView(runs, files, analyses);
+  if (!view.ok()) return view.status();
+  return CombineJobTables({TableOfView(*std::move(view))}, {"the rank files"});
+}
+
+std::string AllOutputs(const JobTable& table) {
+  return FormatJobTableText(table) + FormatJobCsv(table.view) + JobViewJsonText(table.view);
+}
+
+TEST_F(JobFiles, AnyThreadsAnyOrderTheTableOfReadingTheRunsWhole) {
+  std::vector<std::string> files = WriteRanks(7);
+  const absl::StatusOr<JobTable> whole = ReadWhole(files);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  ASSERT_FALSE(whole->view.regions.empty());
+  ASSERT_FALSE(whole->view.regions[0].level1.empty()) << "the ranks have trees: Level-1 spreads";
+  const std::string expected = AllOutputs(*whole);
+  for (unsigned threads : {1u, 2u, 5u, 0u}) {
+    const absl::StatusOr<JobTable> loaded = LoadJobFiles(files, AnalysisSettings{}, threads);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(AllOutputs(*loaded), expected) << threads << " threads";
+  }
+  std::reverse(files.begin(), files.end());
+  const absl::StatusOr<JobTable> reversed = LoadJobFiles(files, AnalysisSettings{}, 3);
+  ASSERT_TRUE(reversed.ok());
+  EXPECT_EQ(AllOutputs(*reversed), expected) << "ranks in rank order whatever the files' order";
+  EXPECT_EQ(reversed->view.present, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(reversed->view.missing, (std::vector<int64_t>{7}));
+}
+
+TEST_F(JobFiles, TheFirstFileThatFailsIsNamedWhateverTheThreads) {
+  std::vector<std::string> files = WriteRanks(6);
+  files[2] = Write("td-x-broken.json", "{\"schema_version\": 1,");
+  RunData not_a_rank = sample_runs::NoPmuRun();
+  files[4] = Write("td-x-alone.json", RunFileText(not_a_rank));
+  const absl::Status expected = ReadRunFile(files[2]).status();
+  ASSERT_FALSE(expected.ok());
+  for (unsigned threads : {1u, 2u, 6u}) {
+    const absl::StatusOr<JobTable> loaded = LoadJobFiles(files, AnalysisSettings{}, threads);
+    EXPECT_EQ(loaded.status(), expected) << threads << " threads";
+  }
+  // All readable: the one that is no rank's is named, as before.
+  files = WriteRanks(6);
+  files[4] = Write("td-x-alone.json", RunFileText(not_a_rank));
+  const absl::StatusOr<JobTable> loaded = LoadJobFiles(files, AnalysisSettings{}, 4);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status(), ReadWhole(files).status());
+  EXPECT_NE(loaded.status().message().find("td-x-alone.json is not a rank of an MPI job"), std::string::npos)
+      << loaded.status();
+}
+
+TEST_F(JobFiles, JobFilesAndRankFilesTogether) {
+  const std::vector<std::string> ranks = WriteRanks(4);
+  // Ranks 0 and 1 as a job file (libtd-mpi), ranks 2 and 3 as their own files.
+  JobTable job = EmptyJobTable();
+  ReportPipeline pipeline(AnalysisSettings{});
+  for (int rank = 0; rank < 2; ++rank) {
+    const RunData run = *ReadRunFile(ranks[rank]);
+    const RunAnalysis analysis = *pipeline.Analyze(run);
+    ASSERT_TRUE(MergeJobTables(&job, *RankJobTable(run, &analysis, true)).ok());
+  }
+  SettleJobTable(&job);
+  std::filesystem::remove(ranks[0]);
+  std::filesystem::remove(ranks[1]);
+  const std::string job_file = Write("td-x-job.json", JobTableText(job, 1));
+  const absl::StatusOr<JobTable> loaded = LoadJobFiles({job_file, ranks[2], ranks[3]}, AnalysisSettings{}, 2);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->view.present, (std::vector<int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(loaded->view.regions[0].ranks.size(), 4u);
+}
+
+TEST(JobViewJson, RegionByRegionTextIsTheTreesDump) {
+  std::vector<RankSummary> ranks;
+  for (int64_t rank = 0; rank < 3; ++rank) {
+    RankSummary r;
+    r.file = absl::StrCat(rank);
+    r.program = "prog\xe9";
+    r.mpi = MpiRank{rank, 5, "job\"1", "h\x01", ""};
+    r.regions.push_back({"main", {rank, 3, 1000 * (rank + 1), 2.5e6 * rank}, {{"Retiring", 0.25 + 0.1 * rank}}});
+    r.regions.push_back({"main/a\\x1bb", {rank, 1, 7, std::nullopt}, {}});
+    ranks.push_back(std::move(r));
+  }
+  const JobView view = *BuildJobView(std::move(ranks));
+  EXPECT_EQ(JobViewJsonText(view), DumpJson(JobViewToJson(view), 1));
+  EXPECT_EQ(JobViewJsonText(JobView{}), DumpJson(JobViewToJson(JobView{}), 1));
 }
 
 }  // namespace

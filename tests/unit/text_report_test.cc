@@ -1,5 +1,7 @@
-// The text report's folding (TextReportOptions::max_regions): which regions
-// it keeps, the line for the rest, and the per-thread rows of many threads.
+// The text report: the region tree with threads and what was not measured,
+// durations and thousands, names escaped, and its folding
+// (TextReportOptions::max_regions): which regions it keeps, the line for the
+// rest, and the per-thread rows of many threads.
 #include "runtime/report/text_report.h"
 
 #include <algorithm>
@@ -7,9 +9,14 @@
 
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
+#include "runtime/base/byte_strings.h"
+#include "tests/unit/sample_runs.h"
 
 namespace td {
 namespace {
+
+using sample_runs::OddRun;
+using sample_runs::TwoThreadRun;
 
 // main (900 ms) holds 40 leaves; leaf k runs (k + 1) ms, so the ten longest
 // regions are main and leaves 39 … 31. Each of `threads` threads ran every
@@ -93,6 +100,38 @@ TEST(TextReportFolding, ManyThreadsLoseTheirRowsOnlyWhenFolded) {
   const std::string full = FormatTextReport(data, nullptr, options);
   EXPECT_TRUE(Contains(full, "· thread 11"));
   EXPECT_FALSE(Contains(full, "left out"));
+}
+
+TEST(TextReport, ShowsTreeThreadsAndNotMeasured) {
+  const std::string text = FormatTextReport(TwoThreadRun());
+  EXPECT_NE(text.find("hardware counters unavailable: no hardware PMU here"), std::string::npos);
+  EXPECT_NE(text.find("└─ inner"), std::string::npos) << text;
+  EXPECT_NE(text.find("· thread 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("recursive calls 3"), std::string::npos) << text;
+  EXPECT_NE(text.find("unterminated ×1"), std::string::npos) << text;
+  EXPECT_NE(text.find("thread 1: counters not measured: EMFILE"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 problem reported"), std::string::npos) << text;
+  // outer: task-clock 1.90 ms over 2.00 ms wall -> 0.95 CPUs.
+  EXPECT_NE(text.find("0.95"), std::string::npos) << text;
+}
+
+TEST(TextReport, Formatting) {
+  EXPECT_EQ(HumanDuration(999), "999 ns");
+  EXPECT_EQ(HumanDuration(12'345), "12.3 µs");
+  EXPECT_EQ(HumanDuration(4'560'000), "4.56 ms");
+  EXPECT_EQ(HumanDuration(1'234'000'000), "1.234 s");
+  EXPECT_EQ(WithThousands(0), "0");
+  EXPECT_EQ(WithThousands(1234567), "1,234,567");
+  EXPECT_EQ(WithThousands(100), "100");
+}
+
+TEST(TextReport, ControlBytesInNamesAreEscaped) {
+  const std::string text = FormatTextReport(OddRun());
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_NE(text.find("a/b\\x1b"), std::string::npos) << text;
+  EXPECT_NE(text.find("\\xff\\xfe"), std::string::npos) << text;
+  EXPECT_NE(text.find("prog\\xe9"), std::string::npos) << text;
+  EXPECT_TRUE(IsValidUtf8(text));
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
 // Exact arithmetic of the region bookkeeping, with a counter we control.
 #include "runtime/regions/thread_state.h"
 
+#include <algorithm>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "runtime/base/diagnostics.h"
@@ -264,6 +267,95 @@ TEST(ThreadStateWithoutCounters, RecordsTimeAndCallsOnly) {
   EXPECT_FALSE(data.threads[0].counters_measured);
   EXPECT_EQ(data.threads[0].counters_error, "no counters here");
   EXPECT_EQ(data.threads[0].tid, 42);
+}
+
+// likwid_markerGetRegion's figures (runtime/core/compat_api.h).
+TEST_F(ThreadStateTest, EndedTotalsAddEveryPathAndLeaveOutOpenActivations) {
+  Begin("a", 100);
+  Begin("r", 110);
+  End("r", 130);  // a/r: 20
+  End("a", 140);
+  Begin("r", 200);
+  End("r", 205);  // r: 5
+  Begin("r", 300);  // open
+  const uint32_t r = registry_.IdForName("r");
+  std::vector<uint64_t> words(layout_.words, 0);
+  int64_t wall = 0;
+  EXPECT_EQ(state_->EndedTotals(r, &wall, words.data()), 2u);
+  EXPECT_EQ(words[layout_.ValueWord(0, 0)], 25u);
+  const RunData before = Merge();
+  EXPECT_EQ(wall, Find(before, "a/r").threads[0].wall_inclusive_ns + Find(before, "r").threads[0].wall_inclusive_ns);
+  End("r", 310);
+  std::fill(words.begin(), words.end(), 0);
+  EXPECT_EQ(state_->EndedTotals(r, nullptr, words.data()), 3u);
+  EXPECT_EQ(words[layout_.ValueWord(0, 0)], 35u);
+  EXPECT_EQ(state_->EndedTotals(registry_.IdForName("never"), nullptr, nullptr), 0u);
+}
+
+// likwid_markerResetRegion: the region and what ran inside it are forgotten,
+// and the enclosing region's exclusive values get back what they had lost.
+TEST_F(ThreadStateTest, ResetRegionForgetsItsSubtreeAndGivesTheParentBack) {
+  Begin("a", 100);
+  Begin("r", 110);
+  Begin("c", 115);
+  End("c", 120);
+  End("r", 130);
+  Begin("d", 140);
+  End("d", 150);
+  End("a", 200);
+  Begin("r", 300);
+  End("r", 301);
+  ASSERT_TRUE(state_->ResetRegion(registry_.IdForName("r")));
+  EXPECT_EQ(state_->EndedTotals(registry_.IdForName("r"), nullptr, nullptr), 0u);
+  const RunData data = Merge();
+  ASSERT_EQ(data.regions.size(), 2u);  // a/r, a/r/c and r have no calls left
+  const RegionOnThread& a = Find(data, "a").threads[0];
+  const RegionOnThread& d = Find(data, "a/d").threads[0];
+  EXPECT_EQ(a.calls, 1u);
+  EXPECT_EQ(a.events[0].inclusive, 100u);
+  EXPECT_EQ(a.events[0].exclusive, 90u);  // minus d alone
+  EXPECT_EQ(a.wall_exclusive_ns, a.wall_inclusive_ns - d.wall_inclusive_ns);
+}
+
+// An activation open at the reset counts from the reset: one call, its
+// counts from then, and the exclusive values around it stay exact.
+TEST_F(ThreadStateTest, ResetRegionWhileOpenCountsTheOpenActivationFromTheReset) {
+  Begin("a", 100);
+  End("a", 105);
+  Begin("a", 110);
+  Begin("r", 110);
+  Begin("r", 111);  // recursive
+  End("r", 112);
+  Begin("c", 120);
+  value_ = 150;
+  ASSERT_TRUE(state_->ResetRegion(registry_.IdForName("r")));
+  End("c", 160);  // 10 since the reset
+  End("r", 170);  // 20 since the reset
+  End("a", 200);
+  const RunData data = Merge();
+  const RegionOnThread& a = Find(data, "a").threads[0];
+  const RegionOnThread& r = Find(data, "a/r").threads[0];
+  const RegionOnThread& c = Find(data, "a/r/c").threads[0];
+  EXPECT_EQ(a.calls, 2u);
+  EXPECT_EQ(a.events[0].inclusive, 95u);
+  EXPECT_EQ(a.events[0].exclusive, 75u);
+  EXPECT_EQ(r.calls, 1u);
+  EXPECT_EQ(r.recursive_calls, 0u);
+  EXPECT_EQ(r.events[0].inclusive, 20u);
+  EXPECT_EQ(r.events[0].exclusive, 10u);
+  EXPECT_EQ(c.calls, 1u);
+  EXPECT_EQ(c.events[0].inclusive, 10u);
+  EXPECT_EQ(a.wall_exclusive_ns, a.wall_inclusive_ns - r.wall_inclusive_ns);
+  EXPECT_EQ(r.wall_exclusive_ns, r.wall_inclusive_ns - c.wall_inclusive_ns);
+}
+
+TEST_F(ThreadStateTest, ResetOfARegionNeverEnteredChangesNothing) {
+  Begin("a", 100);
+  End("a", 120);
+  ASSERT_TRUE(state_->ResetRegion(registry_.IdForName("other")));
+  const RunData data = Merge();
+  ASSERT_EQ(data.regions.size(), 1u);
+  EXPECT_EQ(data.regions[0].threads[0].events[0].inclusive, 20u);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "runtime/counters/event_encoder.h"
+#include "runtime/base/text_format.h"
 
 namespace td::cli {
 namespace {

@@ -29,6 +29,8 @@
 #include "runtime/report/csv_report.h"
 #include "runtime/report/explanations.h"
 #include "runtime/report/html_report.h"
+#include "runtime/report/job_file.h"
+#include "runtime/report/job_loader.h"
 #include "runtime/report/job_view.h"
 #include "runtime/base/json_file.h"
 #include "runtime/model/run_file.h"
@@ -38,7 +40,9 @@
 #include "runtime/report/topdown_text.h"
 #include "runtime/uarch/definitions.h"
 #include "tools/td/cli.h"
+#include "tools/td/import_metrics_command.h"
 #include "tools/td/run_command.h"
+#include "runtime/base/status_macros.h"
 
 #ifndef TD_VERSION_STRING
 #define TD_VERSION_STRING "0.0.0"
@@ -68,11 +72,14 @@ absl::StatusOr<td::DefinitionLibrary> LoadDefinitions() {
   return td::DefinitionLibrary::Load(Environment().metrics_dir);
 }
 
-// The report pipeline with td's settings; a --uarch flag wins over TD_UARCH.
-td::ReportPipeline Pipeline(const std::string& uarch_flag = "") {
-  return td::ReportPipeline({Environment().metrics_dir, uarch_flag.empty() ? Environment().uarch : uarch_flag,
-                             Environment().calibration_file});
+// td's analysis settings; a --uarch flag wins over TD_UARCH.
+td::AnalysisSettings Settings(const std::string& uarch_flag = "") {
+  return {Environment().metrics_dir, uarch_flag.empty() ? Environment().uarch : uarch_flag,
+          Environment().calibration_file};
 }
+
+// The report pipeline with td's settings.
+td::ReportPipeline Pipeline(const std::string& uarch_flag = "") { return td::ReportPipeline(Settings(uarch_flag)); }
 
 int PrintAnswers(const td::PerfCase& c, const td::DefinitionLibrary& library) {
   auto answers = td::Recompute(c, library);
@@ -381,20 +388,16 @@ Args RunFilesIn(const std::string& dir) {
   return files;
 }
 
-// The job view of the files of one MPI job's ranks.
+// The job of the files of one MPI job's ranks, and of the job files
+// libtd-mpi wrote for it (docs/hpc.md#one-file-per-job), merged; read several
+// at a time (docs/hpc.md, "Scale").
+absl::StatusOr<td::JobTable> LoadJobTable(const Args& files, const std::string& uarch) {
+  return td::LoadJobFiles(files, Settings(uarch));
+}
+
 absl::StatusOr<td::JobView> LoadJob(const Args& files, const std::string& uarch) {
-  td::ReportPipeline pipeline = Pipeline(uarch);
-  std::vector<td::RunData> runs;
-  std::vector<td::RunAnalysis> analyses;
-  for (const std::string& file : files) {
-    auto run = td::ReadRunFile(file);
-    if (!run.ok()) return run.status();
-    runs.push_back(*std::move(run));
-    auto analysis = pipeline.Analyze(runs.back());
-    if (!analysis.ok()) return analysis.status();
-    analyses.push_back(*std::move(analysis));
-  }
-  return td::BuildJobView(runs, files, analyses);
+  TD_ASSIGN_OR_RETURN(td::JobTable table, LoadJobTable(files, uarch));
+  return std::move(table.view);
 }
 
 int CompareJobs(const std::string& dir_a, const std::string& dir_b, bool csv) {
@@ -407,15 +410,20 @@ int CompareJobs(const std::string& dir_a, const std::string& dir_b, bool csv) {
 }
 
 // Several files: the ranks of one MPI job, side by side (docs/hpc.md).
-int ReportJob(const Args& files, std::string uarch, bool as_json, bool as_csv) {
-  const auto view = LoadJob(files, uarch);
-  if (!view.ok()) return Fail(view.status().message());
-  if (as_json) {
-    std::printf("%s\n", td::DumpJson(td::JobViewToJson(*view), 1).c_str());
+int ReportJob(const Args& files, std::string uarch, bool as_json, bool as_csv, const std::string& html_path) {
+  const auto table = LoadJobTable(files, uarch);
+  if (!table.ok()) return Fail(table.status().message());
+  const td::JobView* view = &table->view;
+  if (!html_path.empty()) {
+    const absl::Status written = td::WriteFileAtomically(html_path, td::FormatJobHtml(*view));
+    if (!written.ok()) return Fail(written.message());
+    std::fprintf(stderr, "td: wrote %s\n", html_path.c_str());
+  } else if (as_json) {
+    std::printf("%s\n", td::JobViewJsonText(*view).c_str());
   } else if (as_csv) {
     std::fputs(td::FormatJobCsv(*view).c_str(), stdout);
   } else {
-    std::fputs(td::FormatJobText(*view).c_str(), stdout);
+    std::fputs(td::FormatJobTableText(*table).c_str(), stdout);
   }
   return 0;
 }
@@ -448,11 +456,13 @@ int Report(const Command& self, const Args& args) {
                         .Parse(args, &files);
   if (done) return *done;
   if (files.size() == 1 && std::filesystem::is_directory(files[0])) files = RunFilesIn(files[0]);
-  if (files.size() > 1) {
-    if (!html_path.empty() || explain || per_thread || all_regions || !region.empty() || !level.empty()) {
-      return Misuse("with several files (the ranks of one job) td report takes --json, --csv and --uarch only");
+  if (files.size() > 1 || (files.size() == 1 && td::IsJobFile(files[0]))) {
+    if (explain || per_thread || all_regions || !region.empty() || !level.empty()) {
+      return Misuse(
+          "with a job file or several files (the ranks of one job) td report takes --json, --csv, --html and --uarch "
+          "only");
     }
-    return ReportJob(files, uarch, as_json, as_csv);
+    return ReportJob(files, uarch, as_json, as_csv, html_path);
   }
   if (files.size() != 1) return WrongOperands(self, "one RUN.json, the files of one MPI job, or their directory");
   td::TextReportOptions options;
@@ -509,14 +519,15 @@ const std::vector<Command> kCommands = {
     {"report",
      "report RUN.json [--uarch KEY] [--json | --csv | --html OUT.html] [--explain]\n"
      "report RUN.json [--level N] [--region NAME] [--all] [--threads] [--no-color] [--plot METRIC]\n"
-     "report RANK.json RANK.json… | DIR [--uarch KEY] [--json | --csv]",
+     "report RANK.json RANK.json… | DIR [--uarch KEY] [--json | --csv | --html OUT.html]",
      "the report of a recorded td run, with its Top-Down trees; or of an MPI job's ranks",
      "Analyses a recording of a td run (td-PROGRAM-PID.json) and prints its report.\n"
      "The CPU comes from the recording, or from TD_UARCH or --uarch.\n"
      "Given the files of an MPI job's ranks (or the directory holding them), prints\n"
      "the job view: per region, the ranks that ran it, wall and task-clock time\n"
      "min/mean/max over ranks, the slowest rank and the imbalance (max / mean), and\n"
-     "each Level-1 fraction's spread where the ranks have trees (docs/hpc.md).\n"
+     "each Level-1 fraction's spread where the ranks have trees (docs/hpc.md); with\n"
+     "--html, also a heat map of each region's wall time on each rank.\n"
      "\n"
      "  --uarch KEY      analyse as this microarchitecture (`td uarchs` lists the keys)\n"
      "  --json           the analysis as JSON\n"
@@ -561,6 +572,7 @@ const std::vector<Command> kCommands = {
      "\n"
      "  --uarch KEY  the microarchitecture the counts come from (`td uarchs` lists them)",
      ImportPerf},
+    td::kImportMetricsCommand,
     {"events", "events list [--pmu NAME | --pmus]\nevents encode EVENT [--pmu NAME]",
      "the events of a PMU, and the perf_event_attr td programs for one",
      "list    the events --pmu accepts, one a line, spelled EVENT.UMASK\n"

@@ -29,6 +29,7 @@
 #include "runtime/base/output_files.h"
 #include "runtime/report/report_pipeline.h"
 #include "runtime/report/text_report.h"
+#include "runtime/base/status_macros.h"
 
 namespace td {
 namespace {
@@ -177,13 +178,12 @@ std::string HowItEnded(int status) {
 // Runs pass k of n; one message for whatever went wrong.
 absl::StatusOr<RunData> RunPass(const std::vector<std::string>& program, int k, int n, const std::string& dir,
                                 const std::string& preload) {
-  auto child = StartPass(program, k, n, dir, preload);
-  if (!child.ok()) return child.status();
+  TD_ASSIGN_OR_RETURN(const pid_t child, StartPass(program, k, n, dir, preload));
   int status = 0;
-  while (waitpid(*child, &status, 0) < 0 && errno == EINTR) {
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  auto run = FindReport(program, *child, dir);
+  auto run = FindReport(program, child, dir);
   if (!run.ok() && !clean) {
     return absl::NotFoundError(
         absl::StrFormat("pass %d of %d: %s %s and wrote no td report", k, n, program[0], HowItEnded(status)));

@@ -1,14 +1,14 @@
 // Per-region Top-Down trees on constructed Skylake recordings shaped like the
 // paper's case studies, through the JSON round trip a replayed file takes.
+#include "runtime/analysis/run_analysis.h"
+
 #include <map>
 
 #include "gtest/gtest.h"
-#include "runtime/analysis/run_analysis.h"
 #include "runtime/report/analysis_json.h"
 #include "runtime/report/html_report.h"
 #include "runtime/model/run_file.h"
 #include "runtime/report/text_report.h"
-#include "runtime/report/topdown_text.h"
 
 namespace td {
 namespace {
@@ -478,34 +478,6 @@ TEST(RegionAnalysis, IronLawOfAnAbsurdTaskClockIsClamped) {
   const RunAnalysis analysis = Replay(data, &replayed);
   const std::string text = FormatTextReport(replayed, &analysis);
   EXPECT_NE(text.find("GHz = 9223372036.855 s of CPU time"), std::string::npos) << text;
-}
-
-TEST(CpuIdentification, FromTheDefinitionTables) {
-  auto library = DefinitionLibrary::Load();
-  ASSERT_TRUE(library.ok());
-  EXPECT_EQ(*library->Identify("GenuineIntel", 6, 85, 4), "skx");
-  EXPECT_EQ(*library->Identify("GenuineIntel", 6, 85, 7), "clx");
-  EXPECT_EQ(*library->Identify("GenuineIntel", 6, 143, 8), "spr");
-  EXPECT_EQ(*library->Identify("GenuineIntel", 6, 183, 1), "adl") << "hybrid: the whole part";
-  EXPECT_EQ(*library->Identify("AuthenticAMD", 25, 17, 1), "zen4");
-  EXPECT_EQ(*library->Identify("AuthenticAMD", 25, 33, 0), "zen3");
-  EXPECT_EQ(*library->Identify("AuthenticAMD", 26, 2, 0), "zen5");
-  EXPECT_EQ(*library->Identify("0x41", 0, 0xd49, 0), "neoverse_n2");
-  EXPECT_FALSE(library->Identify("GenuineIntel", 15, 6, 0).ok());
-}
-
-TEST(LevelOneBar, LettersInProportion) {
-  TopDownResult r;
-  for (const auto& [name, v] : std::vector<std::pair<std::string, double>>{
-           {"Frontend_Bound", 0.1}, {"Bad_Speculation", 0.1}, {"Retiring", 0.3}, {"Backend_Bound", 0.5}}) {
-    TreeNode n;
-    n.name = name;
-    n.level = 1;
-    n.value = v;
-    r.tree.push_back(n);
-  }
-  EXPECT_EQ(LevelOneBar(r, 10), "FSRRRBBBBB");
-  EXPECT_EQ(LevelOneBar(r, 20).size(), 20u);
 }
 
 }  // namespace

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Derives the rank files of a large MPI job from one real rank file.
+
+    job_rank_files.py TEMPLATE.json OUT_DIR RANKS [--seed N]
+
+TEMPLATE.json is a run file a rank wrote (td_job_rank_program run with
+OMPI_COMM_WORLD_RANK/SIZE set, so it has "mpi"). For every rank r < RANKS the
+script writes OUT_DIR/td-PROGRAM-JOB-rankRRRR.json: the template with rank r of
+a RANKS-rank job, a pid and host of its own (32 ranks per host), and every
+region's times and counts on every thread scaled by a factor of its own
+(0.8-1.2, one rank in 97 slower by another half), so the job view has real
+spreads and slowest ranks. Every field the reader checks stays consistent
+(exclusive <= inclusive, integers in range, the same regions and threads), so
+the files pass `td report`'s full validation. Written like the runtime writes
+them: indented by one space, keys sorted.
+"""
+import argparse
+import copy
+import json
+import os
+import random
+import sys
+
+
+def scaled(value, factor):
+    return max(0, int(round(value * factor)))
+
+
+def perturb_part(part, factor):
+    part["wall_inclusive_ns"] = scaled(part["wall_inclusive_ns"], factor)
+    part["wall_exclusive_ns"] = min(scaled(part["wall_exclusive_ns"], factor), part["wall_inclusive_ns"])
+    counters = part.get("counters")
+    if not counters:
+        return
+    for delta in counters.values():
+        delta["inclusive"] = scaled(delta["inclusive"], factor)
+        delta["exclusive"] = min(scaled(delta["exclusive"], factor), delta["inclusive"])
+    for group in part.get("groups") or []:
+        group["time_enabled_ns"] = scaled(group["time_enabled_ns"], factor)
+        group["time_running_ns"] = min(scaled(group["time_running_ns"], factor), group["time_enabled_ns"])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("template")
+    parser.add_argument("out_dir")
+    parser.add_argument("ranks", type=int)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    with open(args.template, encoding="utf-8") as f:
+        template = json.load(f)
+    if "mpi" not in template:
+        sys.exit(f"{args.template} is not a rank's file (no \"mpi\"): run the program with OMPI_COMM_WORLD_RANK set")
+    os.makedirs(args.out_dir, exist_ok=True)
+    program = template["program"]["name"]
+    job = template["mpi"]["job"]
+    width = len(str(max(args.ranks - 1, 0)))
+    rng = random.Random(args.seed)
+    for rank in range(args.ranks):
+        run = copy.deepcopy(template)
+        run["program"]["pid"] = 10000 + rank
+        run["program"]["start_unix_ns"] += rank * 1000
+        run["program"]["end_unix_ns"] += rank * 1000
+        host = f"node{rank // 32:03d}"
+        run["machine"]["hostname"] = host
+        run["mpi"].update({"rank": rank, "size": args.ranks, "host": host})
+        for thread in run["threads"]:
+            thread["tid"] = 100000 + rank * 64 + thread["index"]
+        slow = 1.5 if rank % 97 == 13 else 1.0
+        for region in run["regions"]:
+            for part in region["threads"]:
+                perturb_part(part, slow * rng.uniform(0.8, 1.2))
+        name = f"td-{program}-{job}-rank{rank:0{width}d}.json" if job else f"td-{program}-rank{rank:0{width}d}.json"
+        with open(os.path.join(args.out_dir, name), "w", encoding="utf-8") as f:
+            f.write(json.dumps(run, indent=1, sort_keys=True, ensure_ascii=False))
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The job view at scale (docs/hpc.md, "Scale"), end to end: one real rank file
+# from td_job_rank_program (200 regions on 8 threads, run as rank 0 of a
+# RANKS-rank job), RANKS rank files derived from it (job_rank_files.py), then
+# `td report DIR` and its --csv, --json and --html timed three times each with
+# /usr/bin/time: the median seconds and peak resident memory.
+#
+# Usage: job_view_scale.sh BUILD_DIR [RANKS (1024)] [WORK_DIR]
+# WORK_DIR keeps the files for the next run (generating 1,024 takes about a
+# minute and a half, 1.1 GB); without it a scratch folder is used and removed.
+# Also: `ninja -C BUILD_DIR td_job_view_scale`.
+set -euo pipefail
+build=$(cd "${1:?usage: job_view_scale.sh BUILD_DIR [RANKS] [WORK_DIR]}" && pwd)
+ranks=${2:-1024}
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -n "${3:-}" ]; then
+  work=$3
+  mkdir -p "$work"
+else
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+fi
+td=$build/tools/td/td
+program=$build/benchmarks/td_job_rank_program
+time_tool=/usr/bin/time
+[ -x "$time_tool" ] || { echo "job_view_scale: /usr/bin/time is missing (Debian: apt-get install time)" >&2; exit 1; }
+
+dir=$work/ranks-$ranks
+if [ "$(find "$dir" -name 'td-*.json' 2>/dev/null | wc -l)" != "$ranks" ]; then
+  rm -rf "$work/template" "$dir"
+  mkdir -p "$work/template"
+  (cd "$work/template" && env TD_OUTPUT=none OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE="$ranks" \
+     PMIX_NAMESPACE=bench "$program")
+  template=$(find "$work/template" -name 'td-*.json')
+  echo "job_view_scale: one real rank file, $(stat -c %s "$template") bytes; deriving $ranks ranks' files…"
+  python3 "$here/job_rank_files.py" "$template" "$dir" "$ranks"
+fi
+echo "job_view_scale: $ranks files, $(du -sh "$dir" | cut -f1) in $dir; $(nproc) CPUs"
+
+for output in text --csv --json --html; do
+  flags=()
+  case $output in
+    text) ;;
+    --html) flags=(--html "$work/job.html") ;;
+    *) flags=("$output") ;;
+  esac
+  results=()
+  for run in 1 2 3; do
+    "$time_tool" -f '%e %M' -o "$work/time" "$td" report "$dir" "${flags[@]}" > /dev/null 2> "$work/stderr" || {
+      cat "$work/stderr" >&2
+      exit 1
+    }
+    results+=("$(tail -n 1 "$work/time")")
+  done
+  printf '%s\n' "${results[@]}" | python3 -c '
+import statistics, sys
+runs = [line.split() for line in sys.stdin if line.strip()]
+seconds = [float(r[0]) for r in runs]
+mb = [int(r[1]) / 1024 for r in runs]
+each_s = " ".join("%.2f" % s for s in seconds)
+each_mb = " ".join("%.0f" % m for m in mb)
+print("td report DIR %6s: %.2f s median (%s), peak RSS %.0f MiB median (%s)"
+      % (sys.argv[1], statistics.median(seconds), each_s, statistics.median(mb), each_mb))' "$output"
+done

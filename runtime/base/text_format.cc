@@ -1,0 +1,56 @@
+#include "runtime/base/text_format.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "runtime/base/byte_strings.h"
+
+namespace td {
+
+std::string PercentText(double fraction) { return absl::StrFormat("%.1f%%", 100 * fraction); }
+
+std::string CsvField(const std::string& raw) {
+  std::string s = Printable(raw);
+  double number = 0;
+  if (!s.empty() && std::string("=+-@\t\r").find(s[0]) != std::string::npos && !absl::SimpleAtod(s, &number)) {
+    s.insert(0, 1, '\'');
+  }
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string quoted = "\"";
+  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string HtmlEscape(const std::string& text) {
+  std::string out;
+  // Names are byte strings: invalid UTF-8 and control bytes shown as \xHH.
+  for (char c : Printable(text)) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace td

@@ -1,0 +1,29 @@
+// Text for people, shared by every report and message: percentages, CSV
+// fields, HTML text, and how far apart two names are (for "closest:" hints).
+#ifndef TD_RUNTIME_BASE_TEXT_FORMAT_H_
+#define TD_RUNTIME_BASE_TEXT_FORMAT_H_
+
+#include <cstddef>
+#include <string>
+
+namespace td {
+
+// A fraction as a percentage with one decimal: 0.2531 -> "25.3%".
+std::string PercentText(double fraction);
+
+// One CSV field, quoted when it holds a comma, quote or newline (RFC 4180).
+// Text is shown as Printable() (control bytes and invalid UTF-8 as \xHH), and
+// a text cell that a spreadsheet would take for a formula (one starting with
+// =, +, -, @, tab or carriage return) gets a leading single quote, as OWASP
+// advises against CSV injection; numbers such as -0.5 stay numbers.
+std::string CsvField(const std::string& raw);
+
+// &, <, > and " as entities; invalid UTF-8 and control bytes as \xHH (Printable).
+std::string HtmlEscape(const std::string& text);
+
+// Levenshtein distance, for "closest names" in error messages.
+size_t EditDistance(const std::string& a, const std::string& b);
+
+}  // namespace td
+
+#endif  // TD_RUNTIME_BASE_TEXT_FORMAT_H_

@@ -1,0 +1,81 @@
+"""Checks what likwid_markerGetRegion answered against td's JSON of the same run.
+
+usage: check_get.py RUN.json STDOUT [--exclusive PATH]...
+  Each line of STDOUT of the form
+    getv: path=PATH cap=CAP count=C nevents=N time=T events=E1,E2,...
+  is GET's answer for the region at PATH, which ran on one thread and was not
+  entered again after the GET: C must be its calls, T its inclusive wall time
+  in seconds, N the number of td's events capped at CAP, and E1… its
+  inclusive raw counts in the order of the JSON's "events" (exactly).
+  --exclusive PATH: on every thread of PATH, its exclusive values (wall time
+  and each counter) are its inclusive values minus its children's inclusive
+  values, exactly (what likwid_markerResetRegion of a child must keep true).
+"""
+import json
+import sys
+
+args = sys.argv[1:]
+exclusive = [args[i + 1] for i, a in enumerate(args) if a == "--exclusive"]
+args = [a for i, a in enumerate(args) if a != "--exclusive" and (i == 0 or args[i - 1] != "--exclusive")]
+run_file, stdout_file = args
+with open(run_file, "rb") as f:
+    run = json.loads(f.read())
+regions = {r["path"]: r for r in run["regions"]}
+
+# The JSON's key of each event, in order: later copies of a name are name@gN.
+keys, seen = [], set()
+for e in run["events"]:
+    keys.append(e["name"] if e["name"] not in seen else f"{e['name']}@g{e['group']}")
+    seen.add(e["name"])
+
+problems = []
+checked = 0
+with open(stdout_file, encoding="utf-8") as f:
+    lines = [line.strip() for line in f if line.startswith("getv:")]
+for line in lines:
+    fields = dict(item.split("=", 1) for item in line[len("getv:"):].split())
+    path, cap = fields["path"], int(fields["cap"])
+    count, nevents, time = int(fields["count"]), int(fields["nevents"]), float(fields["time"])
+    events = [float(v) for v in fields["events"].split(",") if v]
+    region = regions.get(path)
+    if region is None or len(region["threads"]) != 1:
+        problems.append(f"{line}: no region {path!r} on exactly one thread")
+        continue
+    t = region["threads"][0]
+    if count != t["calls"]:
+        problems.append(f"{line}: count {count}, the JSON has {t['calls']} calls")
+    if abs(time - t["wall_inclusive_ns"] * 1e-9) > 1e-12 + 1e-12 * time:
+        problems.append(f"{line}: time {time!r} s, the JSON has {t['wall_inclusive_ns']} ns")
+    counters = t["counters"]
+    want = [] if counters is None else [counters[k]["inclusive"] for k in keys][:cap]
+    if nevents != len(events) or nevents != len(want):
+        problems.append(f"{line}: nevents {nevents} ({len(events)} values), expected {len(want)} "
+                        f"(td's {len(keys)} events, capped at {cap})")
+    elif any(float(w) != v for w, v in zip(want, events)):
+        problems.append(f"{line}: events {events}, the JSON has {want} ({keys[:cap]})")
+    checked += 1
+
+for path in exclusive:
+    region = regions.get(path)
+    if region is None:
+        problems.append(f"--exclusive: no region {path!r}")
+        continue
+    children = [r for r in run["regions"] if r.get("parent") is not None and r["path"].rpartition("/")[0] == path]
+    for t in region["threads"]:
+        kids = [c for r in children for c in r["threads"] if c["thread"] == t["thread"]]
+        wall = t["wall_inclusive_ns"] - sum(c["wall_inclusive_ns"] for c in kids)
+        if t["wall_exclusive_ns"] != wall:
+            problems.append(f"{path}: thread {t['thread']}: wall_exclusive_ns {t['wall_exclusive_ns']}, "
+                            f"inclusive minus children's {wall}")
+        for k in (t["counters"] or {}):
+            value = t["counters"][k]["inclusive"] - sum(c["counters"][k]["inclusive"] for c in kids)
+            if t["counters"][k]["exclusive"] != value:
+                problems.append(f"{path}: thread {t['thread']}: {k} exclusive {t['counters'][k]['exclusive']}, "
+                                f"inclusive minus children's {value}")
+
+if not lines:
+    problems.append(f"no getv: line in {stdout_file}")
+if problems:
+    sys.exit(f"{run_file}:\n  " + "\n  ".join(problems))
+print(f"{run_file}: {checked} GET answers match td's JSON"
+      + (f"; exclusive values exact in {', '.join(exclusive)}" if exclusive else ""))

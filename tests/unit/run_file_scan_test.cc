@@ -1,0 +1,182 @@
+// ScanRunText, the run-file reader that skips the JSON tree (td report DIR
+// of a large job): on files td writes it decodes what RunFromJson decodes,
+// and on any other text it either agrees with the full reader or leaves the
+// file to it — never accepts what the full reader refuses, never decodes a
+// different run. Checked on td's own files and on thousands of mutations of
+// them (bytes deleted, replaced, inserted; lines doubled or dropped; fields
+// given values of every JSON type).
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "runtime/base/json_file.h"
+#include "runtime/model/run_file.h"
+#include "tests/unit/sample_runs.h"
+
+namespace td {
+namespace {
+
+// What the full reader makes of `text`, with ReadRunFile's message for a file "t".
+absl::StatusOr<RunData> FullRead(const std::string& text) {
+  absl::StatusOr<nlohmann::json> json = ParseJsonText(text, "t");
+  if (!json.ok()) return json.status();
+  absl::StatusOr<RunData> data = RunFromJson(*json);
+  if (!data.ok()) return absl::Status(data.status().code(), "t: " + std::string(data.status().message()));
+  return data;
+}
+
+// The property: ScanRunText decodes `text` only to what the full reader
+// decodes; RunFromText agrees with the full reader always. True when the
+// scan took the text.
+bool ScanAgrees(const std::string& text) {
+  const std::optional<RunData> scanned = ScanRunText(text);
+  const absl::StatusOr<RunData> full = FullRead(text);
+  const absl::StatusOr<RunData> via_text = RunFromText(text, "t");
+  EXPECT_EQ(via_text.ok(), full.ok()) << text;
+  if (via_text.ok() && full.ok()) {
+    EXPECT_EQ(RunToJson(*via_text), RunToJson(*full));
+  } else if (!via_text.ok() && !full.ok()) {
+    EXPECT_EQ(via_text.status(), full.status());
+  }
+  if (!scanned) return false;
+  EXPECT_TRUE(full.ok()) << "the scan took text the full reader refuses (" << full.status() << "):\n" << text;
+  if (full.ok()) {
+    EXPECT_EQ(RunToJson(*scanned), RunToJson(*full)) << text;
+  }
+  return true;
+}
+
+std::vector<std::string> TdWrittenFiles() {
+  std::vector<std::string> texts;
+  for (const RunData& run : {sample_runs::TwoThreadRun(), sample_runs::OddRun(), sample_runs::MultiplexedRun(),
+                             sample_runs::NoPmuRun()}) {
+    texts.push_back(RunFileText(run));
+  }
+  RunData rank = sample_runs::NoPmuRun();
+  rank.mpi = MpiRank{3, 8, "j1", "node7", "Open MPI"};
+  texts.push_back(RunFileText(rank));
+  RunData sweep = sample_runs::TwoThreadRun();
+  sweep.regions[1].name = "inner[-42]";
+  sweep.regions[1].base_name = "inner";
+  sweep.regions[1].parameter = -42;
+  sweep.regions[1].path = "outer/inner[-42]";
+  texts.push_back(RunFileText(sweep));
+  return texts;
+}
+
+TEST(RunFileScan, DecodesTdsOwnFilesAsTheFullReaderDoes) {
+  for (const std::string& text : TdWrittenFiles()) {
+    ASSERT_TRUE(FullRead(text).ok()) << text;
+    EXPECT_TRUE(ScanAgrees(text)) << "td's own file left to the full reader:\n" << text;
+  }
+  // The recordings in tests/data that are run files (the real runtime's among them).
+  size_t scanned = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(TD_TEST_DATA_DIR)) {
+    if (entry.path().extension() != ".json") continue;
+    const absl::StatusOr<std::string> text = ReadTextFile(entry.path().string());
+    ASSERT_TRUE(text.ok());
+    if (!FullRead(*text).ok()) continue;  // a case file
+    EXPECT_TRUE(ScanAgrees(*text)) << entry.path();
+    ++scanned;
+  }
+  EXPECT_GE(scanned, 2u) << "nopmu_matmul.json (the real runtime's) and replay_skl_matmul.json";
+}
+
+TEST(RunFileScan, LeavesJobFilesAndOddSpellingsToTheFullReader) {
+  const std::string text = RunFileText(sample_runs::TwoThreadRun());
+  nlohmann::json j = nlohmann::json::parse(text);
+  j["td_job"] = 1;
+  EXPECT_FALSE(ScanRunText(j.dump(1)));
+  // Valid JSON td does not write: the scan declines, the full reader decides.
+  const std::vector<std::pair<std::string, std::string>> respellings = {
+      {"\"calls\": 2", "\"calls\": 2.0"},       {"\"calls\": 2", "\"calls\": 2e0"},
+      {"\"calls\": 2", "\"calls\": -0"},        {"\"parent\": -1", "\"parent\": -0"},
+      {"\"name\": \"outer\"", "\"name\": \"\\u006futer\""},
+      {"\"thread\": 0", "\"thread\": 0, \"extra\": 1"}};
+  for (const auto& [from, to] : respellings) {
+    std::string changed = text;
+    const size_t at = changed.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    changed.replace(at, from.size(), to);
+    ScanAgrees(changed);
+  }
+}
+
+TEST(RunFileScan, AgreesWithTheFullReaderOnEveryValueOfEveryField) {
+  const nlohmann::json base = nlohmann::json::parse(RunFileText(sample_runs::TwoThreadRun()));
+  const std::vector<nlohmann::json> values = {
+      nullptr, true, 0, 1, -1, 7, 4294967296ull, 18446744073709551615ull, 9223372036854775807ll,
+      -9223372036854775807ll - 1, 1.5, "", "x", "outer", nlohmann::json::array(), nlohmann::json::array({1}),
+      nlohmann::json::object(), nlohmann::json::object({{"inclusive", 1}, {"exclusive", 1}})};
+  size_t taken = 0;
+  size_t cases = 0;
+  // Every field of a region, of a thread's part, of a counter and of a group.
+  std::vector<nlohmann::json::json_pointer> fields;
+  for (const auto& [key, value] : base["regions"][0].items()) fields.emplace_back("/regions/0/" + key);
+  for (const auto& [key, value] : base["regions"][0]["threads"][0].items()) {
+    fields.emplace_back("/regions/0/threads/0/" + key);
+  }
+  fields.emplace_back("/regions/0/threads/0/counters/task-clock/inclusive");
+  fields.emplace_back("/regions/0/threads/0/counters/task-clock");
+  fields.emplace_back("/regions/0/threads/0/groups/0/time_running_ns");
+  fields.emplace_back("/regions/0/children/0");
+  fields.emplace_back("/regions/1/parent");
+  fields.emplace_back("/threads/1/index");
+  fields.emplace_back("/schema_version");
+  for (const auto& field : fields) {
+    for (const nlohmann::json& value : values) {
+      nlohmann::json changed = base;
+      changed[field] = value;
+      taken += ScanAgrees(changed.dump(1));
+      ++cases;
+    }
+    nlohmann::json removed = base;
+    nlohmann::json& parent = removed[field.parent_pointer()];
+    if (parent.is_array()) {
+      parent.erase(std::stoul(field.back()));
+    } else {
+      parent.erase(field.back());
+    }
+    taken += ScanAgrees(removed.dump(1));
+    ++cases;
+  }
+  EXPECT_GT(taken, 10u) << "of " << cases << ": the scan should take the valid ones";
+}
+
+TEST(RunFileScan, AgreesWithTheFullReaderOnMutatedBytes) {
+  std::mt19937 random(20240611);
+  const std::string alphabet = "0123456789-+.eE\"\\{}[],: \nnultrf/x\x01\xc3\xa9\xff";
+  size_t taken = 0;
+  size_t cases = 0;
+  for (const std::string& text : TdWrittenFiles()) {
+    for (int round = 0; round < 600; ++round) {
+      std::string changed = text;
+      const size_t at = std::uniform_int_distribution<size_t>(0, changed.size() - 1)(random);
+      const char c = alphabet[std::uniform_int_distribution<size_t>(0, alphabet.size() - 1)(random)];
+      switch (round % 5) {
+        case 0: changed.erase(at, 1); break;
+        case 1: changed[at] = c; break;
+        case 2: changed.insert(changed.begin() + static_cast<std::ptrdiff_t>(at), c); break;
+        case 3: {  // a line twice: keys twice, elements twice
+          const size_t start = changed.rfind('\n', at) + 1;
+          const size_t end = changed.find('\n', at);
+          changed.insert(start, changed.substr(start, end - start + 1));
+          break;
+        }
+        default: {  // a line dropped
+          const size_t start = changed.rfind('\n', at) + 1;
+          changed.erase(start, changed.find('\n', at) - start + 1);
+        }
+      }
+      taken += ScanAgrees(changed);
+      ++cases;
+    }
+  }
+  EXPECT_GT(taken, cases / 20) << "the scan should take the mutations that stay valid (digits changed, …)";
+}
+
+}  // namespace
+}  // namespace td

@@ -1,0 +1,86 @@
+#include "tools/td/import_metrics_command.h"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "runtime/base/output_files.h"
+#include "runtime/uarch/perf_metrics_import.h"
+
+namespace td {
+namespace {
+
+int ImportMetrics(const cli::Command& self, const cli::Args& args) {
+  PerfImportOptions options;
+  std::string cpus, out;
+  cli::Args inputs;
+  const auto done = cli::Flags(self)
+                        .Value("--uarch", &options.uarch)
+                        .Value("--cpu", &cpus)
+                        .Value("--pmu", &options.pmu)
+                        .Value("--kernel", &options.kernel)
+                        .Value("--libpfm-pmu", &options.libpfm_pmu)
+                        .Value("--out", &out)
+                        .Parse(args, &inputs);
+  if (done) return *done;
+  if (options.uarch.empty()) return cli::Misuse("import-metrics needs --uarch KEY, the key the imported CPU gets (e.g. srf)");
+  if (inputs.empty()) return cli::WrongOperands(self, "perf's metrics file and event files, or their directory");
+  const std::vector<std::string> cpu_texts = absl::StrSplit(cpus, ',', absl::SkipEmpty());
+  for (const std::string& text : cpu_texts) {
+    auto cpu = ParsePerfCpu(text);
+    if (!cpu.ok()) return cli::Misuse(cpu.status().message());
+    options.cpus.push_back(*cpu);
+  }
+  options.paths = inputs;
+  auto files = ReadPerfInputs(inputs);
+  if (!files.ok()) return cli::Fail(files.status().message());
+  if (options.kernel.empty()) options.kernel = KernelVersionAbove(inputs.front());
+  auto result = ImportPerfMetrics(*files, options);
+  if (!result.ok()) return cli::Fail(result.status().message());
+  for (const std::string& line : result->skipped) std::fprintf(stderr, "td import-metrics: skipped %s\n", line.c_str());
+  const std::string text = result->definition.dump(1) + "\n";
+  if (out.empty()) {
+    std::fputs(text.c_str(), stdout);
+  } else if (const absl::Status written = WriteFileAtomically(out, text); !written.ok()) {
+    return cli::Fail(written.message());
+  }
+  std::fprintf(stderr,
+               "td import-metrics: %s: %d nodes (Levels 1-%d), %d auxiliaries, %d events, %zu not translated; "
+               "kernel %s%s\n",
+               options.uarch.c_str(), result->nodes, result->max_level, result->auxiliaries, result->events,
+               result->skipped.size(), options.kernel.empty() ? "unknown (give it with --kernel)" : options.kernel.c_str(),
+               out.empty() ? "" : ("; wrote " + out).c_str());
+  return cli::kDone;
+}
+
+}  // namespace
+
+const cli::Command kImportMetricsCommand = {
+    "import-metrics",
+    "import-metrics --uarch KEY [--cpu VENDOR:FAMILY:MODEL,…] [--pmu PMU] [--kernel VERSION]\n"
+    "               [--libpfm-pmu NAME] [--out FILE] DIR_OR_FILE…",
+    "a td definition file from Linux perf's metric and event JSON for one CPU",
+    "Translates Linux perf's pmu-events JSON for one CPU (tools/perf/pmu-events/arch/…:\n"
+    "the metrics file, e.g. x86/sierraforest/srf-metrics.json, and the event files\n"
+    "beside it) into one td definition file, printed on stdout. Put it in a directory\n"
+    "named by TD_METRICS_DIR and td analyses that CPU (docs/analysis.md, \"Importing\n"
+    "perf's metric files\"). A directory operand stands for every *.json in it.\n"
+    "perf's tma_* metrics become the Top-Down tree (levels from TopdownL1-6, parents\n"
+    "from their tma_PARENT_group), the metrics they use auxiliaries, the events they\n"
+    "count events with perf_event_attr.config from the event files. A metric that\n"
+    "cannot be translated is skipped with one line on stderr saying why.\n"
+    "\n"
+    "  --uarch KEY        the key the CPU gets (TD_UARCH, --uarch); not one of td's own\n"
+    "  --cpu V:F:M,…      the CPUs that get it, as vendor:family:model (GenuineIntel:6:175\n"
+    "                     or GenuineIntel:6:0xaf), so td recognises them by itself\n"
+    "  --pmu PMU          hybrid files (alderlake): the PMU whose metrics and events to take\n"
+    "                     (cpu_core, cpu_atom)\n"
+    "  --kernel VERSION   the kernel version the files come from (default: the Makefile of\n"
+    "                     the kernel tree holding the first input, when there is one)\n"
+    "  --libpfm-pmu NAME  libpfm4's PMU for events td's table cannot encode (offcore, ldlat)\n"
+    "  --out FILE         write the definition file to FILE instead of stdout",
+    ImportMetrics};
+
+}  // namespace td
