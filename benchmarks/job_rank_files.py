@@ -29,15 +29,13 @@ def scaled(value, factor):
 def perturb_part(part, factor):
     part["wall_inclusive_ns"] = scaled(part["wall_inclusive_ns"], factor)
     part["wall_exclusive_ns"] = min(scaled(part["wall_exclusive_ns"], factor), part["wall_inclusive_ns"])
-    counters = part.get("counters")
-    if not counters:
+    # Schema 2: counts as lists in the order of the run's events, groups as
+    # [time_enabled_ns, time_running_ns].
+    if part.get("inclusive") is None:
         return
-    for delta in counters.values():
-        delta["inclusive"] = scaled(delta["inclusive"], factor)
-        delta["exclusive"] = min(scaled(delta["exclusive"], factor), delta["inclusive"])
-    for group in part.get("groups") or []:
-        group["time_enabled_ns"] = scaled(group["time_enabled_ns"], factor)
-        group["time_running_ns"] = min(scaled(group["time_running_ns"], factor), group["time_enabled_ns"])
+    part["inclusive"] = [scaled(v, factor) for v in part["inclusive"]]
+    part["exclusive"] = [min(scaled(x, factor), i) for x, i in zip(part["exclusive"], part["inclusive"])]
+    part["groups"] = [[scaled(e, factor), min(scaled(r, factor), scaled(e, factor))] for e, r in part["groups"]]
 
 
 def main():

@@ -14,7 +14,11 @@
 
 namespace td {
 
-inline constexpr int kSchemaVersion = 1;
+// 2: a thread's counts as arrays in the order of "events" ("inclusive",
+// "exclusive", "groups" as [enabled, running] pairs); 1: an object keyed by
+// event name per thread. Files of either are read; 2 is written.
+inline constexpr int kSchemaVersion = 2;
+inline constexpr int kOldestSchemaVersion = 1;
 
 struct ProgramInfo {
   std::string name;

@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "runtime/base/byte_strings.h"
 #include "runtime/base/json_file.h"
@@ -71,20 +72,19 @@ json ThreadPartToJson(const RegionOnThread& t, const CounterLayout& layout) {
             {"wall_inclusive_ns", t.wall_inclusive_ns},
             {"wall_exclusive_ns", t.wall_exclusive_ns}};
   if (layout.events.empty() || t.events.size() != layout.events.size()) {
-    j["counters"] = nullptr;  // not measured on this thread: never zeros
+    j["inclusive"] = nullptr;  // not measured on this thread: never zeros
+    j["exclusive"] = nullptr;
     j["groups"] = nullptr;
     return j;
   }
-  json counters = json::object();
-  for (size_t e = 0; e < t.events.size(); ++e) {
-    counters[EscapeBytes(CounterKey(layout, e))] = {{"inclusive", t.events[e].inclusive},
-                                       {"exclusive", t.events[e].exclusive}};
+  json inclusive = json::array(), exclusive = json::array(), groups = json::array();
+  for (const EventDelta& e : t.events) {
+    inclusive.push_back(e.inclusive);
+    exclusive.push_back(e.exclusive);
   }
-  json groups = json::array();
-  for (const GroupTimes& g : t.groups) {
-    groups.push_back({{"time_enabled_ns", g.enabled_ns}, {"time_running_ns", g.running_ns}});
-  }
-  j["counters"] = std::move(counters);
+  for (const GroupTimes& g : t.groups) groups.push_back({g.enabled_ns, g.running_ns});
+  j["inclusive"] = std::move(inclusive);
+  j["exclusive"] = std::move(exclusive);
   j["groups"] = std::move(groups);
   return j;
 }
@@ -103,6 +103,74 @@ json RegionToJson(const RunData& data, size_t r) {
           {"threads", std::move(parts)}};
 }
 
+// The streaming writer below emits the same members as the functions above,
+// in the same (sorted) order, so that parsing its text gives RunToJson().
+void AppendString(const json& text, std::string* out) { out->append(text.dump(-1, ' ', false, json::error_handler_t::replace)); }
+
+// `separator`"key":value
+template <typename Number>
+void AppendMember(const char* separator, const char* key, Number value, std::string* out) {
+  absl::StrAppend(out, separator, "\"", key, "\":", value);
+}
+
+void AppendNumbers(const std::vector<EventDelta>& events, bool inclusive, std::string* out) {
+  out->push_back('[');
+  for (size_t e = 0; e < events.size(); ++e) {
+    if (e > 0) out->push_back(',');
+    absl::StrAppend(out, inclusive ? events[e].inclusive : events[e].exclusive);
+  }
+  out->push_back(']');
+}
+
+void AppendThreadPart(const RegionOnThread& t, const CounterLayout& layout, std::string* out) {
+  AppendMember("{", "calls", t.calls, out);
+  AppendMember(",", "closed_implicitly", t.closed_implicitly, out);
+  if (layout.events.empty() || t.events.size() != layout.events.size()) {
+    out->append(",\"exclusive\":null,\"groups\":null,\"inclusive\":null");
+  } else {
+    out->append(",\"exclusive\":");
+    AppendNumbers(t.events, false, out);
+    out->append(",\"groups\":[");
+    for (size_t g = 0; g < t.groups.size(); ++g) {
+      absl::StrAppend(out, g > 0 ? ",[" : "[", t.groups[g].enabled_ns, ",", t.groups[g].running_ns, "]");
+    }
+    out->append("],\"inclusive\":");
+    AppendNumbers(t.events, true, out);
+  }
+  AppendMember(",", "recursive_calls", t.recursive_calls, out);
+  AppendMember(",", "thread", t.thread, out);
+  AppendMember(",", "unterminated", t.unterminated, out);
+  AppendMember(",", "wall_exclusive_ns", t.wall_exclusive_ns, out);
+  AppendMember(",", "wall_inclusive_ns", t.wall_inclusive_ns, out);
+  out->push_back('}');
+}
+
+void AppendRegion(const RunData& data, size_t r, std::string* out) {
+  const Region& region = data.regions[r];
+  out->append("{\"base_name\":");
+  AppendString(Text(region.base_name), out);
+  out->append(",\"children\":[");
+  for (size_t c = 0; c < region.children.size(); ++c) absl::StrAppend(out, c > 0 ? "," : "", region.children[c]);
+  AppendMember("],", "index", r, out);
+  out->append(",\"name\":");
+  AppendString(Text(region.name), out);
+  out->append(",\"parameter\":");
+  if (region.parameter) {
+    absl::StrAppend(out, *region.parameter);
+  } else {
+    out->append("null");
+  }
+  AppendMember(",", "parent", region.parent, out);
+  out->append(",\"path\":");
+  AppendString(PathText(region.path), out);
+  out->append(",\"threads\":[");
+  for (size_t t = 0; t < region.threads.size(); ++t) {
+    if (t > 0) out->push_back(',');
+    AppendThreadPart(region.threads[t], data.layout, out);
+  }
+  out->append("]}");
+}
+
 json RunWithoutRegionsToJson(const RunData& data);
 
 }  // namespace
@@ -116,8 +184,8 @@ json RunToJson(const RunData& data) {
 
 std::string RunFileText(const RunData& data) {
   try {
-    // The document without its regions, then each region dumped on its own
-    // and indented to where nlohmann would have put it (two levels deep).
+    // The document without its regions, indented, then each region on one
+    // line of its own, written straight into the text.
     json head = RunWithoutRegionsToJson(data);
     head["regions"] = json::array();
     std::string text = DumpJson(head, 1);
@@ -125,19 +193,20 @@ std::string RunFileText(const RunData& data) {
     const size_t at = text.find(kEmpty);
     if (text.empty() || at == std::string::npos) return "";
     if (data.regions.empty()) return text + "\n";
-    std::string regions = "\n \"regions\": [";
+    std::string tail = text.substr(at + kEmpty.size());
+    text.resize(at);
+    size_t parts = 0;
+    for (const Region& region : data.regions) parts += region.threads.size();
+    // About what a part and a region take, so that the text grows once or twice.
+    text.reserve(text.size() + tail.size() + data.regions.size() * 160 +
+                 parts * (180 + 2 * 8 * data.layout.events.size()));
+    text.append("\n \"regions\": [");
     for (size_t r = 0; r < data.regions.size(); ++r) {
-      const std::string one = DumpJson(RegionToJson(data, r), 1);
-      if (one.empty()) return "";
-      regions += r == 0 ? "\n  " : ",\n  ";
-      for (const char c : one) {
-        regions += c;
-        if (c == '\n') regions += "  ";
-      }
+      text.append(r == 0 ? "\n  " : ",\n  ");
+      AppendRegion(data, r, &text);
     }
-    regions += "\n ]";
-    text.replace(at, kEmpty.size(), regions);
-    return text + "\n";
+    text.append("\n ]").append(tail).append("\n");
+    return text;
   } catch (...) {
     return "";  // out of memory: the caller says it could not write
   }
@@ -147,7 +216,7 @@ namespace {
 
 json RunWithoutRegionsToJson(const RunData& data) {
   json j;
-  j["schema_version"] = data.schema_version;
+  j["schema_version"] = kSchemaVersion;  // always written in the current layout
   j["td_version"] = Text(data.td_version);
   j["program"] = {{"name", Text(data.program.name)},
                   {"pid", data.program.pid},

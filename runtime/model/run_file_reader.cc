@@ -132,20 +132,9 @@ absl::Status ReadLayout(const json& j, CounterLayout* layout) {
   return absl::OkStatus();
 }
 
-absl::Status ReadThreadPart(const json& j, const CounterLayout& layout, size_t num_threads, const std::string& w,
-                            RegionOnThread* t) {
-  if (!j.is_object()) return Invalid(TypeError(w, "an object", j));
-  TD_RETURN_IF_ERROR(Get(j, "thread", &t->thread, w));
-  if (t->thread >= num_threads) {
-    return Invalid(absl::StrFormat("%s.thread = %d is not a thread index (there are %d threads)", w, t->thread,
-                                   num_threads));
-  }
-  TD_RETURN_IF_ERROR(Get(j, "calls", &t->calls, w));
-  TD_RETURN_IF_ERROR(Get(j, "recursive_calls", &t->recursive_calls, w));
-  TD_RETURN_IF_ERROR(Get(j, "unterminated", &t->unterminated, w));
-  TD_RETURN_IF_ERROR(Get(j, "closed_implicitly", &t->closed_implicitly, w));
-  TD_RETURN_IF_ERROR(GetInRange<int64_t>(j, "wall_inclusive_ns", &t->wall_inclusive_ns, w, 0, kInt64Max));
-  TD_RETURN_IF_ERROR(GetInRange<int64_t>(j, "wall_exclusive_ns", &t->wall_exclusive_ns, w, 0, kInt64Max));
+// Schema 1: "counters" an object keyed by event name, each {"inclusive",
+// "exclusive"}; "groups" a list of {"time_enabled_ns", "time_running_ns"}.
+absl::Status ReadKeyedCounts(const json& j, const CounterLayout& layout, const std::string& w, RegionOnThread* t) {
   const auto counters_it = j.find("counters");
   if (counters_it == j.end() || counters_it->is_null()) return absl::OkStatus();
   const json& counters = *counters_it;
@@ -170,6 +159,71 @@ absl::Status ReadThreadPart(const json& j, const CounterLayout& layout, size_t n
     const std::string gw = absl::StrFormat("%s.groups[%d]", w, g);
     TD_RETURN_IF_ERROR(Get((*groups)[g], "time_enabled_ns", &times.enabled_ns, gw));
     TD_RETURN_IF_ERROR(Get((*groups)[g], "time_running_ns", &times.running_ns, gw));
+    t->groups.push_back(times);
+  }
+  return absl::OkStatus();
+}
+
+// A list, or null or absent (*out = nullptr).
+absl::Status GetArrayOrNull(const json& j, const char* key, const json** out, const std::string& where) {
+  *out = nullptr;
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return absl::OkStatus();
+  if (!it->is_array()) return Invalid(TypeError(where + "." + key, "a list or null", *it));
+  *out = &*it;
+  return absl::OkStatus();
+}
+
+// Schema 2: "inclusive" and "exclusive" lists of counts in the order of the
+// run's events, "groups" a list of [time_enabled_ns, time_running_ns]; all
+// three null where the thread was not measured.
+absl::Status ReadThreadPart(const json& j, const CounterLayout& layout, size_t num_threads, int schema_version,
+                            const std::string& w, RegionOnThread* t) {
+  if (!j.is_object()) return Invalid(TypeError(w, "an object", j));
+  TD_RETURN_IF_ERROR(Get(j, "thread", &t->thread, w));
+  if (t->thread >= num_threads) {
+    return Invalid(absl::StrFormat("%s.thread = %d is not a thread index (there are %d threads)", w, t->thread,
+                                   num_threads));
+  }
+  TD_RETURN_IF_ERROR(Get(j, "calls", &t->calls, w));
+  TD_RETURN_IF_ERROR(Get(j, "recursive_calls", &t->recursive_calls, w));
+  TD_RETURN_IF_ERROR(Get(j, "unterminated", &t->unterminated, w));
+  TD_RETURN_IF_ERROR(Get(j, "closed_implicitly", &t->closed_implicitly, w));
+  TD_RETURN_IF_ERROR(GetInRange<int64_t>(j, "wall_inclusive_ns", &t->wall_inclusive_ns, w, 0, kInt64Max));
+  TD_RETURN_IF_ERROR(GetInRange<int64_t>(j, "wall_exclusive_ns", &t->wall_exclusive_ns, w, 0, kInt64Max));
+  if (schema_version == 1) return ReadKeyedCounts(j, layout, w, t);
+  const json* inclusive = nullptr;
+  TD_RETURN_IF_ERROR(GetArrayOrNull(j, "inclusive", &inclusive, w));
+  const json* exclusive = nullptr;
+  TD_RETURN_IF_ERROR(GetArrayOrNull(j, "exclusive", &exclusive, w));
+  const json* groups = nullptr;
+  TD_RETURN_IF_ERROR(GetArrayOrNull(j, "groups", &groups, w));
+  if (inclusive == nullptr && exclusive == nullptr && groups == nullptr) return absl::OkStatus();  // not measured
+  if (inclusive == nullptr || exclusive == nullptr || groups == nullptr) {
+    return Invalid(w + ": \"inclusive\", \"exclusive\" and \"groups\" are all lists or all null");
+  }
+  for (const auto& [list, name] : {std::pair{inclusive, "inclusive"}, std::pair{exclusive, "exclusive"}}) {
+    if (list->size() != layout.events.size()) {
+      return Invalid(absl::StrFormat("%s.%s has %d counts; the run has %d events", w, name, list->size(),
+                                     layout.events.size()));
+    }
+  }
+  t->events.resize(layout.events.size());
+  for (size_t e = 0; e < layout.events.size(); ++e) {
+    TD_RETURN_IF_ERROR(ToInteger((*inclusive)[e], absl::StrFormat("%s.inclusive[%d]", w, e), &t->events[e].inclusive));
+    TD_RETURN_IF_ERROR(ToInteger((*exclusive)[e], absl::StrFormat("%s.exclusive[%d]", w, e), &t->events[e].exclusive));
+  }
+  if (groups->size() != layout.groups.size()) {
+    return Invalid(absl::StrFormat("%s.groups has %d entries; the run has %d groups", w, groups->size(),
+                                   layout.groups.size()));
+  }
+  for (size_t g = 0; g < groups->size(); ++g) {
+    const json& pair = (*groups)[g];
+    const std::string gw = absl::StrFormat("%s.groups[%d]", w, g);
+    if (!pair.is_array() || pair.size() != 2) return Invalid(TypeError(gw, "[time_enabled_ns, time_running_ns]", pair));
+    GroupTimes times;
+    TD_RETURN_IF_ERROR(ToInteger(pair[0], gw + "[0]", &times.enabled_ns));
+    TD_RETURN_IF_ERROR(ToInteger(pair[1], gw + "[1]", &times.running_ns));
     t->groups.push_back(times);
   }
   return absl::OkStatus();
@@ -218,7 +272,7 @@ absl::Status ReadRegion(const json& j, size_t r, size_t num_regions, const RunDa
   for (size_t t = 0; t < parts->size(); ++t) {
     RegionOnThread part;
     const std::string tw = absl::StrFormat("%s.threads[%d]", w, t);
-    TD_RETURN_IF_ERROR(ReadThreadPart((*parts)[t], data.layout, data.threads.size(), tw, &part));
+    TD_RETURN_IF_ERROR(ReadThreadPart((*parts)[t], data.layout, data.threads.size(), data.schema_version, tw, &part));
     if (seen[part.thread]) return Invalid(absl::StrFormat("%s.thread = %d is listed twice", tw, part.thread));
     seen[part.thread] = true;
     region->threads.push_back(std::move(part));
@@ -277,9 +331,9 @@ absl::StatusOr<RunData> DecodeRun(const json& j) {
   RunData data;
   if (!j.is_object()) return Invalid("run: not a JSON object");
   TD_RETURN_IF_ERROR(Get(j, "schema_version", &data.schema_version, "run"));
-  if (data.schema_version != kSchemaVersion) {
-    return Invalid(absl::StrFormat("run: schema_version %d is not supported (this td reads %d)",
-                                   data.schema_version, kSchemaVersion));
+  if (data.schema_version < kOldestSchemaVersion || data.schema_version > kSchemaVersion) {
+    return Invalid(absl::StrFormat("run: schema_version %d is not supported (this td reads %d to %d)",
+                                   data.schema_version, kOldestSchemaVersion, kSchemaVersion));
   }
   TD_RETURN_IF_ERROR(GetBytes(j, "td_version", &data.td_version, "run"));
   const json* program = nullptr;

@@ -283,12 +283,6 @@ bool SameBytes(std::string_view a, std::string_view b) {
   return true;
 }
 
-// Whether `key` is `literal` (compared inline: these are the hot loop's compares).
-template <size_t N>
-bool Is(std::string_view key, const char (&literal)[N]) {
-  return key.size() == N - 1 && std::memcmp(key.data(), literal, N - 1) == 0;
-}
-
 // kKeys[i] is `key`, or -1. `expected` is tried first: td writes the keys
 // sorted, so the next key is usually the one after the last.
 template <size_t N>
@@ -307,7 +301,8 @@ constexpr unsigned kRegionRequired = 1u << kName | 1u << kPath | 1u << kParent |
 
 constexpr std::string_view kPartKeys[] = {"thread",           "calls",          "recursive_calls",
                                           "unterminated",     "closed_implicitly", "wall_inclusive_ns",
-                                          "wall_exclusive_ns", "counters",       "groups"};
+                                          "wall_exclusive_ns", "inclusive",      "exclusive",
+                                          "groups"};
 enum PartKey {
   kThread,
   kCalls,
@@ -316,30 +311,29 @@ enum PartKey {
   kClosedImplicitly,
   kWallInclusive,
   kWallExclusive,
-  kCounters,
+  kInclusive,
+  kExclusive,
   kGroups
 };
-constexpr unsigned kPartRequired = (1u << kCounters) - 1;
+constexpr unsigned kPartRequired = (1u << kInclusive) - 1;
 
 // The order in which td writes each object's keys (sorted, as nlohmann's
 // objects keep them): kRegionKeys and kPartKeys indices.
 constexpr int kRegionKeyOrder[] = {2, 6, 0, 1, 3, 5, 4, 7};
-constexpr int kPartKeyOrder[] = {1, 4, 7, 8, 2, 0, 3, 6, 5};
-
-struct RawCounter {
-  std::string_view key;
-  EventDelta delta;
-};
+constexpr int kPartKeyOrder[] = {1, 4, 8, 9, 7, 2, 0, 3, 6, 5};
 
 // One thread's part of a region before the run's events and threads are
-// known (they come after "regions" in the file): counters as the text names
-// them, in raw_counters[first, first + count).
-struct RawPart {
-  RegionOnThread part;
-  bool counted = false;  // "counters" is an object
+// known (they come after "regions" in the file): each list of counts as a
+// span of counts_.
+struct CountSpan {
   size_t first = 0;
   size_t count = 0;
-  bool groups_listed = false;  // "groups" is a list (else null or absent): part.groups
+};
+struct RawPart {
+  RegionOnThread part;
+  unsigned listed = 0;  // bits 1 << kInclusive, kExclusive, kGroups: a list, not null
+  CountSpan inclusive;
+  CountSpan exclusive;
 };
 
 class RegionsScan {
@@ -358,19 +352,10 @@ class RegionsScan {
   // The parts' counters and threads checked against the run's layout and
   // threads, as ReadThreadPart does, into data->regions; then the tree.
   bool Finish(RunData* data) {
+    if (data->schema_version != kSchemaVersion) return false;  // an older layout: the full reader's
     const CounterLayout& layout = data->layout;
     const size_t num_events = layout.events.size();
-    std::vector<std::string> keys(num_events);
-    absl::flat_hash_map<std::string_view, size_t> event_of_key;
-    for (size_t e = 0; e < num_events; ++e) {
-      keys[e] = EscapeBytes(CounterKey(layout, e));
-      if (!event_of_key.emplace(keys[e], e).second) return false;
-    }
-    // The events in the order td writes their keys (sorted bytewise).
-    std::vector<size_t> sorted(num_events);
-    for (size_t e = 0; e < num_events; ++e) sorted[e] = e;
-    std::sort(sorted.begin(), sorted.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
-    std::vector<size_t> seen_in_part(num_events, SIZE_MAX);
+    constexpr unsigned kAllListed = 1u << kInclusive | 1u << kExclusive | 1u << kGroups;
     size_t next_part = 0;
     for (size_t r = 0; r < regions_.size(); ++r) {
       td::Region& region = regions_[r];
@@ -384,26 +369,18 @@ class RegionsScan {
         RegionOnThread& part = raw.part;
         if (part.thread >= data->threads.size() || thread_seen[part.thread]) return false;
         thread_seen[part.thread] = true;
-        if (raw.counted) {
-          if (!raw.groups_listed || part.groups.size() != layout.groups.size()) return false;
-          part.events.assign(num_events, EventDelta{});
-          if (InWrittenOrder(raw, keys, sorted)) {
-            for (size_t j = 0; j < num_events; ++j) part.events[sorted[j]] = raw_counters_[raw.first + j].delta;
-            region.threads.push_back(std::move(part));
-            continue;
+        if (raw.listed == kAllListed) {
+          if (raw.inclusive.count != num_events || raw.exclusive.count != num_events ||
+              part.groups.size() != layout.groups.size()) {
+            return false;
           }
-          size_t found = 0;
-          for (size_t k = raw.first; k < raw.first + raw.count; ++k) {
-            const auto it = event_of_key.find(raw_counters_[k].key);
-            if (it == event_of_key.end()) continue;  // not an event of the run: the full reader ignores it
-            if (seen_in_part[it->second] == next_part) return false;  // twice: nlohmann keeps the last
-            seen_in_part[it->second] = next_part;
-            part.events[it->second] = raw_counters_[k].delta;
-            ++found;
+          part.events.resize(num_events);
+          for (size_t e = 0; e < num_events; ++e) {
+            part.events[e].inclusive = counts_[raw.inclusive.first + e];
+            part.events[e].exclusive = counts_[raw.exclusive.first + e];
           }
-          if (found != num_events) return false;
-        } else {
-          part.groups.clear();  // the full reader reads groups only beside counters
+        } else if (raw.listed != 0) {
+          return false;  // some lists, some null: the full reader says what is wrong
         }
         region.threads.push_back(std::move(part));
       }
@@ -413,16 +390,6 @@ class RegionsScan {
   }
 
  private:
-  // Whether the part names exactly the run's events, in sorted order.
-  bool InWrittenOrder(const RawPart& raw, const std::vector<std::string>& keys,
-                      const std::vector<size_t>& sorted) const {
-    if (raw.count != sorted.size()) return false;
-    for (size_t j = 0; j < sorted.size(); ++j) {
-      if (!SameBytes(raw_counters_[raw.first + j].key, keys[sorted[j]])) return false;
-    }
-    return true;
-  }
-
   bool ScanRegion() {
     if (!in_.Take('{')) return false;
     td::Region region;
@@ -510,7 +477,7 @@ class RegionsScan {
     for (int position = 0; more; ++position) {
       std::string_view key;
       if (!in_.RawString(&key) || !in_.Take(':')) return false;
-      const int k = KeyIndex(key, kPartKeys, position < 9 ? kPartKeyOrder[position] : -1);
+      const int k = KeyIndex(key, kPartKeys, position < 10 ? kPartKeyOrder[position] : -1);
       if (k < 0 || (seen & (1u << k))) return false;
       seen |= 1u << k;
       bool ok = true;
@@ -532,14 +499,19 @@ class RegionsScan {
           ok = in_.Unsigned(&value, std::numeric_limits<int64_t>::max());
           t.wall_exclusive_ns = static_cast<int64_t>(value);
           break;
-        case kCounters:
+        case kInclusive:
           if (in_.Null()) break;
-          raw.counted = true;
-          ok = Counters(&raw);
+          raw.listed |= 1u << kInclusive;
+          ok = Counts(&raw.inclusive);
+          break;
+        case kExclusive:
+          if (in_.Null()) break;
+          raw.listed |= 1u << kExclusive;
+          ok = Counts(&raw.exclusive);
           break;
         case kGroups:
           if (in_.Null()) break;
-          raw.groups_listed = true;
+          raw.listed |= 1u << kGroups;
           ok = Groups(&t.groups);
           break;
         default: return false;
@@ -551,27 +523,17 @@ class RegionsScan {
     return true;
   }
 
-  bool Counters(RawPart* raw) {
-    if (!in_.Take('{')) return false;
-    raw->first = raw_counters_.size();
-    if (in_.Take('}')) return true;
+  // A list of counts appended to counts_, where *span says.
+  bool Counts(CountSpan* span) {
+    if (!in_.Take('[')) return false;
+    span->first = counts_.size();
+    if (in_.Take(']')) return true;
     for (bool more = true; more;) {
-      RawCounter counter;
-      if (!in_.RawString(&counter.key) || !in_.Take(':') || !in_.Take('{')) return false;
-      unsigned seen = 0;
-      for (bool inner = true; inner;) {
-        std::string_view key;
-        if (!in_.RawString(&key) || !in_.Take(':')) return false;
-        const unsigned bit = Is(key, "inclusive") ? 1u : Is(key, "exclusive") ? 2u : 0u;
-        if (bit == 0 || (seen & bit)) return false;
-        seen |= bit;
-        if (!in_.Unsigned(bit == 1u ? &counter.delta.inclusive : &counter.delta.exclusive)) return false;
-        if (!in_.Separator('}', &inner)) return false;
-      }
-      if (seen != 3u) return false;
-      raw_counters_.push_back(counter);
-      ++raw->count;
-      if (!in_.Separator('}', &more)) return false;
+      uint64_t value = 0;
+      if (!in_.Unsigned(&value)) return false;
+      counts_.push_back(value);
+      ++span->count;
+      if (!in_.Separator(']', &more)) return false;
     }
     return true;
   }
@@ -580,19 +542,12 @@ class RegionsScan {
     if (!in_.Take('[')) return false;
     if (in_.Take(']')) return true;
     for (bool more = true; more;) {
-      if (!in_.Take('{')) return false;
       GroupTimes times;
-      unsigned seen = 0;
-      for (bool inner = true; inner;) {
-        std::string_view key;
-        if (!in_.RawString(&key) || !in_.Take(':')) return false;
-        const unsigned bit = Is(key, "time_enabled_ns") ? 1u : Is(key, "time_running_ns") ? 2u : 0u;
-        if (bit == 0 || (seen & bit)) return false;
-        seen |= bit;
-        if (!in_.Unsigned(bit == 1u ? &times.enabled_ns : &times.running_ns)) return false;
-        if (!in_.Separator('}', &inner)) return false;
+      bool last = true;
+      if (!in_.Take('[') || !in_.Unsigned(&times.enabled_ns) || !in_.Separator(']', &last) || !last ||
+          !in_.Unsigned(&times.running_ns) || !in_.Separator(']', &last) || last) {
+        return false;
       }
-      if (seen != 3u) return false;
       groups->push_back(times);
       if (!in_.Separator(']', &more)) return false;
     }
@@ -603,7 +558,7 @@ class RegionsScan {
   std::vector<td::Region> regions_;
   std::vector<size_t> parts_of_region_;
   std::vector<RawPart> parts_;
-  std::vector<RawCounter> raw_counters_;
+  std::vector<uint64_t> counts_;  // every part's listed counts, inclusive then exclusive
 };
 
 }  // namespace

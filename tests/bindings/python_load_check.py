@@ -39,6 +39,22 @@ for file in files:
               f"{file}: {mine['path']}: calls differ from the recording's threads")
         check([t["calls"] for t in mine["per_thread"]] == [t["calls"] for t in recorded["threads"]],
               f"{file}: {mine['path']}: per-thread calls differ")
+        # Raw deltas keyed by event whatever the file's schema (1: keyed, 2: lists).
+        names = [e["name"] for e in recording["events"]]
+        for t, rt in zip(mine["per_thread"], recorded["threads"]):
+            want = rt.get("counters")
+            if "inclusive" in rt:
+                want = None if rt["inclusive"] is None else {
+                    n: {"inclusive": i, "exclusive": x} for n, i, x in zip(names, rt["inclusive"], rt["exclusive"])}
+            check(t["counters"] == want, f"{file}: {mine['path']}: thread {t['thread']} counters {t['counters']!r}")
+        summed = None
+        for t in mine["per_thread"]:
+            for n, d in (t["counters"] or {}).items():
+                summed = summed or {}
+                slot = summed.setdefault(n, {"inclusive": 0, "exclusive": 0})
+                slot["inclusive"] += d["inclusive"]
+                slot["exclusive"] += d["exclusive"]
+        check(mine["counters"] == summed, f"{file}: {mine['path']}: counters {mine['counters']!r} != {summed!r}")
         check(mine["name"] == recorded["name"] or "\\" in recorded["name"],
               f"{file}: {mine['path']}: name {mine['name']!r}")
     for key in ("uarch", "available", "unavailable_reason", "peak_gbps"):

@@ -22,11 +22,8 @@ with open(run_file, "rb") as f:
     run = json.loads(f.read())
 regions = {r["path"]: r for r in run["regions"]}
 
-# The JSON's key of each event, in order: later copies of a name are name@gN.
-keys, seen = [], set()
-for e in run["events"]:
-    keys.append(e["name"] if e["name"] not in seen else f"{e['name']}@g{e['group']}")
-    seen.add(e["name"])
+# Each event's name, in the order of the counts' lists (for messages).
+keys = [e["name"] for e in run["events"]]
 
 problems = []
 checked = 0
@@ -46,8 +43,7 @@ for line in lines:
         problems.append(f"{line}: count {count}, the JSON has {t['calls']} calls")
     if abs(time - t["wall_inclusive_ns"] * 1e-9) > 1e-12 + 1e-12 * time:
         problems.append(f"{line}: time {time!r} s, the JSON has {t['wall_inclusive_ns']} ns")
-    counters = t["counters"]
-    want = [] if counters is None else [counters[k]["inclusive"] for k in keys][:cap]
+    want = [] if t["inclusive"] is None else t["inclusive"][:cap]
     if nevents != len(events) or nevents != len(want):
         problems.append(f"{line}: nevents {nevents} ({len(events)} values), expected {len(want)} "
                         f"(td's {len(keys)} events, capped at {cap})")
@@ -67,10 +63,10 @@ for path in exclusive:
         if t["wall_exclusive_ns"] != wall:
             problems.append(f"{path}: thread {t['thread']}: wall_exclusive_ns {t['wall_exclusive_ns']}, "
                             f"inclusive minus children's {wall}")
-        for k in (t["counters"] or {}):
-            value = t["counters"][k]["inclusive"] - sum(c["counters"][k]["inclusive"] for c in kids)
-            if t["counters"][k]["exclusive"] != value:
-                problems.append(f"{path}: thread {t['thread']}: {k} exclusive {t['counters'][k]['exclusive']}, "
+        for e, k in enumerate(keys if t["inclusive"] is not None else []):
+            value = t["inclusive"][e] - sum(c["inclusive"][e] for c in kids)
+            if t["exclusive"][e] != value:
+                problems.append(f"{path}: thread {t['thread']}: {k} exclusive {t['exclusive'][e]}, "
                                 f"inclusive minus children's {value}")
 
 if not lines:

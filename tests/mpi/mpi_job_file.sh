@@ -8,10 +8,15 @@
 #                     the same job without it gives rank files with the same calls
 #   early             rank 1 calls td_finalize() before MPI_Finalize: its own file, the
 #                     others in the job file; td report DIR merges both kinds
+#   td-run            linked with libtd only, run as `mpirun -np 2 td run -- prog`: td run
+#                     preloads libtd-mpi by itself; one job file with exact calls per rank
+#   td-run-plain      mpi_plain.c (beside SOURCE), linked with MPI only, under td run:
+#                     one job file of both ranks, LD_PRELOAD as td run said
 # Exits 77 (skipped), saying why, where mpicc, mpirun or libtd-mpi is missing.
 set -euo pipefail
 mode=$1 src=$2 mpicc=$3 mpirun=$4 libtdmpi=$5 libtd=$6 include=$7 td=$8
 skip() { echo "mpi_job_file: skipped: $*"; exit 77; }
+[ -z "${TD_MPI_TEST_SKIP:-}" ] || skip "$TD_MPI_TEST_SKIP"
 [ -n "$mpicc" ] && [ -x "$mpicc" ] || skip "mpicc not found (Debian: libopenmpi-dev)"
 [ -n "$mpirun" ] && [ -x "$mpirun" ] || skip "mpirun not found (Debian: openmpi-bin)"
 [ "$libtdmpi" != none ] && [ -f "$libtdmpi" ] || skip "libtd-mpi was not built (CMake found no MPI)"
@@ -23,9 +28,13 @@ flags=(--oversubscribe)
 [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
 libdir=$(dirname "$libtd")
 
-if [ "$mode" = preload ]; then
+launch=()  # what runs the program on each rank: itself, or td run
+if [ "$mode" = preload ] || [ "$mode" = td-run ]; then
   "$mpicc" -O1 -I"$include" "$src" "$libtd" -Wl,-rpath,"$libdir" -o "$dir/prog" || fail "build"
   ldd "$dir/prog" | grep -q 'libtd-mpi' && fail "the preload program must not be linked with libtd-mpi"
+elif [ "$mode" = td-run-plain ]; then
+  "$mpicc" -O1 "$(dirname "$src")/mpi_plain.c" -o "$dir/prog" || fail "build"
+  ldd "$dir/prog" | grep -q 'libtd' && fail "the plain program must not be linked with td"
 else
   "$mpicc" -O1 -I"$include" "$src" "$libtdmpi" "$libtd" -Wl,-rpath,"$libdir":"$(dirname "$libtdmpi")" \
     -o "$dir/prog" || fail "build"
@@ -39,7 +48,7 @@ run() {
   while [ "$1" != -- ]; do pre+=("$1"); shift; done
   shift
   mkdir -p "$out"
-  "$mpirun" "${flags[@]}" -np "$np" -x TD_OUTPUT_DIR="$out" "${pre[@]}" "$dir/prog" "$@" \
+  "$mpirun" "${flags[@]}" -np "$np" -x TD_OUTPUT_DIR="$out" "${pre[@]}" "${launch[@]}" "$dir/prog" "$@" \
     >"$dir/out-$name.txt" 2>"$dir/err-$name.txt" || fail "$name: mpirun exited with $?"
   [ "$(grep -c 'done$' "$dir/out-$name.txt")" -eq "$np" ] || fail "$name: the program's stdout changed"
 }
@@ -134,6 +143,43 @@ s=next(r for r in v['regions'] if r['path']=='solve')
 assert [(r['rank'], r['calls']) for r in s['ranks']]==[(0,3),(1,3),(2,3)], s
 assert s['task_clock_ns']['max_rank']==2, s
 " || fail "td report DIR: job file and rank file merged"
+    ;;
+  td-run | td-run-plain)
+    launch=("$td" run --)
+    run job 2 "$dir/runs" --
+    jobs=("$dir"/runs/td-prog-*job.json)
+    [ "$(ls "$dir/runs" | wc -l)" -eq 1 ] && [ -f "${jobs[0]}" ] || fail "expected one job file, found: $(ls "$dir/runs")"
+    # td run's one line (rank 0's), naming both libraries it preloads.
+    notes=$(grep -c '^td run: .*prog is linked with libmpi[^:]*: preloading .* and ' "$dir/err-job.txt" || true)
+    [ "$notes" -eq 1 ] || fail "expected td run's preload line once, found it $notes times"
+    [ "$(grep -c '^td job report: prog' "$dir/err-job.txt")" -eq 1 ] || fail "rank 0 prints the job view once"
+    grep -q '^td run: pass' "$dir/err-job.txt" && fail "an MPI program runs once, without td run's passes"
+    if [ "$mode" = td-run ]; then
+      check "${jobs[0]}" 2 1 || fail "job file"
+    else
+      # No region of its own: the job file still lists both ranks of the job.
+      python3 - "${jobs[0]}" <<'PY' || fail "job file"
+import json, sys
+job = json.load(open(sys.argv[1]))
+assert job["td_job"] == 1 and job["size"] == 2, job
+present = [r for a, b in job["ranks_present"] for r in range(a, b + 1)]
+assert present == [0, 1], present
+assert job["reduction"]["messages"] == 1 and job["reduction"]["levels"] == 1, job["reduction"]
+print("job file: ranks %s, %d regions" % (present, len(job["regions"])))
+PY
+      # libtd-mpi then libtd, as the line says, each the file built here.
+      said=$(sed -n 's/^td run: .*: preloading \(.*\) and \([^ ]*\) (.*/\1:\2/p' "$dir/err-job.txt")
+      got=$(sed -n 's/^preload=//p' "$dir/out-job.txt")
+      [ "$got" = "$said" ] || fail "rank 0's LD_PRELOAD is '$got', td run said '$said'"
+      [ "$(realpath "${got%%:*}")" = "$(realpath "$libtdmpi")" ] || fail "preloaded ${got%%:*}, not $libtdmpi"
+      [ "$(realpath "${got#*:}")" = "$(realpath "$libtd")" ] || fail "preloaded ${got#*:}, not $libtd"
+    fi
+    # --out names one process's file: refused for an MPI program, before it starts.
+    rc=0
+    "$td" run --out "$dir/one.json" -- "$dir/prog" >"$dir/out-misuse.txt" 2>"$dir/err-misuse.txt" || rc=$?
+    [ "$rc" -eq 2 ] || fail "td run --out of an MPI program: exit $rc, expected 2"
+    grep -q 'is an MPI program' "$dir/err-misuse.txt" || fail "td run --out: $(cat "$dir/err-misuse.txt")"
+    [ ! -s "$dir/out-misuse.txt" ] && [ ! -e "$dir/one.json" ] || fail "td run --out: the program ran"
     ;;
   *) fail "unknown mode" ;;
 esac

@@ -40,7 +40,7 @@ merged = any("merged 2 passes" in d["message"] for d in run["diagnostics"])
 assert merged == (os.environ["PASSES"] == "2"), run["diagnostics"]
 for r in run["regions"]:
     for t in r["threads"]:
-        assert len(t["counters"]) == len(run["events"]), (r["path"], t)
+        assert len(t["inclusive"]) == len(t["exclusive"]) == len(run["events"]), (r["path"], t)
         assert len(t["groups"]) == len(run["groups"]), (r["path"], t)
 PY
 grep -q '└─ leaf' report.txt

@@ -34,7 +34,9 @@ ScenarioRun RunScenario(const std::string& program, const std::string& scenario,
     const std::string name = entry.path().filename().string();
     if (name.rfind("td-", 0) != 0 || entry.path().extension() != ".json") continue;
     const bool trace = name.size() > 11 && name.compare(name.size() - 11, 11, ".trace.json") == 0;
-    (trace ? run.traces : run.reports).push_back(nlohmann::json::parse(ReadFile(entry.path().string())));
+    nlohmann::json file = nlohmann::json::parse(ReadFile(entry.path().string()));
+    if (!trace) NameCounts(&file);
+    (trace ? run.traces : run.reports).push_back(std::move(file));
   }
   return run;
 }
@@ -52,10 +54,26 @@ double SumOverThreads(const nlohmann::json& region, const std::string& field) {
   return sum;
 }
 
+void NameCounts(nlohmann::json* run) {
+  if (!run->contains("regions") || !run->contains("events")) return;
+  const nlohmann::json& events = run->at("events");
+  for (auto& region : run->at("regions")) {
+    for (auto& t : region.at("threads")) {
+      if (!t.contains("inclusive") || t.at("inclusive").is_null()) continue;
+      nlohmann::json named = nlohmann::json::object();
+      for (size_t e = 0; e < events.size() && e < t.at("inclusive").size(); ++e) {
+        named[events[e].at("name").get<std::string>()] = {{"inclusive", t.at("inclusive")[e]},
+                                                          {"exclusive", t.at("exclusive")[e]}};
+      }
+      t["counts_by_name"] = std::move(named);
+    }
+  }
+}
+
 double SumCounter(const nlohmann::json& region, const std::string& event) {
   double sum = 0;
   for (const auto& t : region.at("threads")) {
-    sum += t.at("counters").at(event).at("inclusive").get<double>();
+    sum += t.at("counts_by_name").at(event).at("inclusive").get<double>();
   }
   return sum;
 }

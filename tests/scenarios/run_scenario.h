@@ -26,6 +26,12 @@ ScenarioRun RunScenario(const std::string& program, const std::string& scenario,
 // The region with this path ("outer/inner_a"), or nullptr.
 const nlohmann::json* FindRegion(const nlohmann::json& run, const std::string& path);
 
+// Gives each thread part of a run file a "counts_by_name" object,
+// {event: {"inclusive", "exclusive"}}, from its lists in the order of the
+// run's "events", so that tests can name the events they check. RunScenario
+// does this to every report it reads.
+void NameCounts(nlohmann::json* run);
+
 // Sums a field over a region's threads.
 double SumOverThreads(const nlohmann::json& region, const std::string& field);
 double SumCounter(const nlohmann::json& region, const std::string& event);

@@ -72,17 +72,22 @@ TEST(RunFileScan, DecodesTdsOwnFilesAsTheFullReaderDoes) {
     ASSERT_TRUE(FullRead(text).ok()) << text;
     EXPECT_TRUE(ScanAgrees(text)) << "td's own file left to the full reader:\n" << text;
   }
-  // The recordings in tests/data that are run files (the real runtime's among them).
-  size_t scanned = 0;
+  // The recordings in tests/data that are run files (the real runtime's
+  // among them) are schema 1: the scan leaves them to the full reader, and
+  // written again they are schema 2 files that the scan takes.
+  size_t read = 0;
   for (const auto& entry : std::filesystem::directory_iterator(TD_TEST_DATA_DIR)) {
     if (entry.path().extension() != ".json") continue;
     const absl::StatusOr<std::string> text = ReadTextFile(entry.path().string());
     ASSERT_TRUE(text.ok());
-    if (!FullRead(*text).ok()) continue;  // a case file
-    EXPECT_TRUE(ScanAgrees(*text)) << entry.path();
-    ++scanned;
+    const absl::StatusOr<RunData> old = FullRead(*text);
+    if (!old.ok()) continue;  // a case file
+    ASSERT_EQ(old->schema_version, 1) << entry.path();
+    EXPECT_FALSE(ScanAgrees(*text)) << entry.path();
+    EXPECT_TRUE(ScanAgrees(RunFileText(*old))) << entry.path();
+    ++read;
   }
-  EXPECT_GE(scanned, 2u) << "nopmu_matmul.json (the real runtime's) and replay_skl_matmul.json";
+  EXPECT_GE(read, 2u) << "nopmu_matmul.json (the real runtime's) and replay_skl_matmul.json";
 }
 
 TEST(RunFileScan, LeavesJobFilesAndOddSpellingsToTheFullReader) {
@@ -92,10 +97,11 @@ TEST(RunFileScan, LeavesJobFilesAndOddSpellingsToTheFullReader) {
   EXPECT_FALSE(ScanRunText(j.dump(1)));
   // Valid JSON td does not write: the scan declines, the full reader decides.
   const std::vector<std::pair<std::string, std::string>> respellings = {
-      {"\"calls\": 2", "\"calls\": 2.0"},       {"\"calls\": 2", "\"calls\": 2e0"},
-      {"\"calls\": 2", "\"calls\": -0"},        {"\"parent\": -1", "\"parent\": -0"},
-      {"\"name\": \"outer\"", "\"name\": \"\\u006futer\""},
-      {"\"thread\": 0", "\"thread\": 0, \"extra\": 1"}};
+      {"\"calls\":2", "\"calls\":2.0"},       {"\"calls\":2", "\"calls\":2e0"},
+      {"\"calls\":2", "\"calls\":-0"},        {"\"parent\":-1", "\"parent\":-0"},
+      {"\"name\":\"outer\"", "\"name\":\"\\u006futer\""},
+      {"\"thread\":0", "\"thread\":0,\"extra\":1"},
+      {"\"groups\":[[", "\"groups\":[[1,2,"}};
   for (const auto& [from, to] : respellings) {
     std::string changed = text;
     const size_t at = changed.find(from);
@@ -110,7 +116,8 @@ TEST(RunFileScan, AgreesWithTheFullReaderOnEveryValueOfEveryField) {
   const std::vector<nlohmann::json> values = {
       nullptr, true, 0, 1, -1, 7, 4294967296ull, 18446744073709551615ull, 9223372036854775807ll,
       -9223372036854775807ll - 1, 1.5, "", "x", "outer", nlohmann::json::array(), nlohmann::json::array({1}),
-      nlohmann::json::object(), nlohmann::json::object({{"inclusive", 1}, {"exclusive", 1}})};
+      nlohmann::json::object(), nlohmann::json::object({{"inclusive", 1}, {"exclusive", 1}}),
+      nlohmann::json::array({1, 2}), nlohmann::json::array({nlohmann::json::array({1, 1})})};
   size_t taken = 0;
   size_t cases = 0;
   // Every field of a region, of a thread's part, of a counter and of a group.
@@ -119,9 +126,10 @@ TEST(RunFileScan, AgreesWithTheFullReaderOnEveryValueOfEveryField) {
   for (const auto& [key, value] : base["regions"][0]["threads"][0].items()) {
     fields.emplace_back("/regions/0/threads/0/" + key);
   }
-  fields.emplace_back("/regions/0/threads/0/counters/task-clock/inclusive");
-  fields.emplace_back("/regions/0/threads/0/counters/task-clock");
-  fields.emplace_back("/regions/0/threads/0/groups/0/time_running_ns");
+  fields.emplace_back("/regions/0/threads/0/inclusive/1");
+  fields.emplace_back("/regions/0/threads/0/exclusive/0");
+  fields.emplace_back("/regions/0/threads/0/groups/0");
+  fields.emplace_back("/regions/0/threads/0/groups/0/1");
   fields.emplace_back("/regions/0/children/0");
   fields.emplace_back("/regions/1/parent");
   fields.emplace_back("/threads/1/index");

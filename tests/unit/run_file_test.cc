@@ -27,16 +27,19 @@ TEST(JsonReport, RoundTripsExactly) {
   EXPECT_EQ(back->layout.words, data.layout.words);
 }
 
-// The runtime writes the file region by region (RunFileText); the bytes are
-// those of the whole document dumped at once, with and without regions, and
-// with names that are not UTF-8.
-TEST(JsonReport, RunFileTextIsTheDumpedDocument) {
+// The runtime writes the file's regions straight into its text
+// (RunFileText), one region per line; parsed, the text is RunToJson's
+// document, with and without regions, and with names that are not UTF-8.
+TEST(JsonReport, RunFileTextIsTheDocumentOneRegionPerLine) {
   RunData data = TwoThreadRun();
-  EXPECT_EQ(RunFileText(data), DumpJson(RunToJson(data), 1) + "\n");
+  EXPECT_EQ(nlohmann::json::parse(RunFileText(data)), RunToJson(data));
+  const std::string text = RunFileText(data);
+  EXPECT_NE(text.find("\n  {\"base_name\":\"\",\"children\":[1],\"index\":0,\"name\":\"outer\","), std::string::npos) << text;
+  EXPECT_NE(text.find(",\n  {\"base_name\":\"\",\"children\":[],\"index\":1,\"name\":\"inner\","), std::string::npos) << text;
   data.regions[1].name = "in\xff\"ner";
   data.regions[1].path = "outer/in\xff\"ner";
   data.program.name = "regions\": []";
-  EXPECT_EQ(RunFileText(data), DumpJson(RunToJson(data), 1) + "\n");
+  EXPECT_EQ(nlohmann::json::parse(RunFileText(data)), RunToJson(data));
   data.regions.clear();
   EXPECT_EQ(RunFileText(data), DumpJson(RunToJson(data), 1) + "\n");
   EXPECT_NE(RunFileText(data).find("\"regions\": []"), std::string::npos);
@@ -45,13 +48,46 @@ TEST(JsonReport, RunFileTextIsTheDumpedDocument) {
   EXPECT_EQ(read->regions.size(), 2u);
 }
 
+// Schema 2 keeps a thread's counts as lists in the order of "events".
 TEST(JsonReport, NotMeasuredIsNullNotZero) {
   const nlohmann::json j = RunToJson(TwoThreadRun());
-  EXPECT_TRUE(j["regions"][0]["threads"][1]["counters"].is_null());
-  EXPECT_EQ(j["regions"][0]["threads"][0]["counters"]["task-clock"]["exclusive"], 400'000);
-  EXPECT_EQ(j["schema_version"], 1);
+  const nlohmann::json& unmeasured = j["regions"][0]["threads"][1];
+  EXPECT_TRUE(unmeasured["inclusive"].is_null());
+  EXPECT_TRUE(unmeasured["exclusive"].is_null());
+  EXPECT_TRUE(unmeasured["groups"].is_null());
+  EXPECT_EQ(j["events"][1]["name"], "task-clock");
+  EXPECT_EQ(j["regions"][0]["threads"][0]["exclusive"][1], 400'000);
+  EXPECT_EQ(j["schema_version"], 2);
   EXPECT_EQ(j["events"][0]["name"], "page-faults");
   EXPECT_EQ(j["events"][1]["group"], 0);
+}
+
+// Files written before schema 2 (counts keyed by event name) still read,
+// to the same values; written again, they are in the current layout.
+TEST(JsonReport, ReadsSchemaOneFiles) {
+  absl::StatusOr<RunData> old = ReadRunFile(std::string(TD_TEST_DATA_DIR) + "/nopmu_matmul.json");
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(old->schema_version, 1);
+  ASSERT_EQ(old->layout.events.size(), 4u);
+  EXPECT_EQ(old->layout.events[1].name, "task-clock");
+  const RegionOnThread& part = old->regions[0].threads[0];
+  EXPECT_EQ(part.events[0].inclusive, 392u);       // page-faults
+  EXPECT_EQ(part.events[1].exclusive, 42'173u);     // task-clock
+  EXPECT_EQ(part.events[2].inclusive, 2u);          // context-switches
+  ASSERT_EQ(part.groups.size(), 1u);
+  EXPECT_EQ(part.groups[0].enabled_ns, 10'334'765u);
+  absl::StatusOr<RunData> again = RunFromJson(nlohmann::json::parse(RunFileText(*old)));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->schema_version, 2);
+  EXPECT_EQ(RunToJson(*again), RunToJson(*old));
+  // A schema 1 part in a file that says 2 is an error that names the field.
+  nlohmann::json mixed = nlohmann::json::parse(RunFileText(*old));
+  nlohmann::json& first = mixed["regions"][0]["threads"][0];
+  first.erase("inclusive");
+  first["counters"] = nlohmann::json::object();
+  absl::StatusOr<RunData> bad = RunFromJson(mixed);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("regions[0].threads[0]"), std::string::npos) << bad.status();
 }
 
 TEST(JsonReport, ErrorsNameTheField) {
@@ -96,9 +132,13 @@ TEST(Coverage, AnEventInTwoGroupsKeepsBothCopiesInJson) {
     r.threads[0].groups.push_back({1000, 1000});
   }
   const nlohmann::json j = RunToJson(data);
-  const nlohmann::json& counters = j.at("regions")[0].at("threads")[0].at("counters");
-  EXPECT_EQ(counters.at("instructions").at("inclusive"), 500000);
-  EXPECT_EQ(counters.at("instructions@g2").at("inclusive"), 7);
+  const nlohmann::json& inclusive = j.at("regions")[0].at("threads")[0].at("inclusive");
+  ASSERT_EQ(inclusive.size(), data.layout.events.size());
+  EXPECT_EQ(j.at("events")[inclusive.size() - 2].at("name"), "instructions");
+  EXPECT_EQ(inclusive[inclusive.size() - 2], 500000);
+  EXPECT_EQ(j.at("events")[inclusive.size() - 1].at("name"), "instructions");
+  EXPECT_EQ(j.at("events")[inclusive.size() - 1].at("group"), 2);
+  EXPECT_EQ(inclusive.back(), 7);
   auto back = RunFromJson(j);
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->regions[0].threads[0].events.back().inclusive, 7u);

@@ -10,6 +10,12 @@
 #include <string_view>
 #include <vector>
 
+// Set by bindings/mpi where libtd-mpi is built; without it td run finds none.
+#ifndef TD_MPI_FROM_BINDIR
+#define TD_MPI_FROM_BINDIR ""
+#define TD_MPI_BUILD_LIBRARY ""
+#endif
+
 namespace td {
 namespace {
 
@@ -99,20 +105,72 @@ std::string MarkerLibrary(const std::vector<std::string>& needed) {
   return "";
 }
 
-std::string FindCompatLibrary(std::vector<std::string>* looked) {
+std::string MpiLibrary(const std::vector<std::string>& needed) {
+  for (const std::string& name : needed) {
+    if (StartsWith(name, "libmpi.so") || StartsWith(name, "libmpi_") || StartsWith(name, "libmpifort.so") ||
+        StartsWith(name, "libmpicxx.so")) {
+      return name;
+    }
+  }
+  return "";
+}
+
+namespace {
+
+// Where `which` may lie, in the order looked: beside this td in an install
+// (the libdir as seen from the bindir), then in the build tree. An entry
+// ending in '/' is one td was built without.
+std::vector<std::string> Candidates(TdLibrary which) {
+  const char* from_bindir = "";
+  const char* built = "";
+  switch (which) {
+    case TdLibrary::kTd:
+      from_bindir = TD_LIBRARY_FROM_BINDIR;
+      built = TD_LIBRARY_BUILD_LIBRARY;
+      break;
+    case TdLibrary::kCompat:
+      from_bindir = TD_COMPAT_FROM_BINDIR;
+      built = TD_COMPAT_BUILD_LIBRARY;
+      break;
+    case TdLibrary::kMpi:
+      from_bindir = TD_MPI_FROM_BINDIR;
+      built = TD_MPI_BUILD_LIBRARY;
+      break;
+  }
   std::vector<std::string> candidates;
   std::error_code error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (!error && std::strlen(TD_COMPAT_FROM_BINDIR) > 0) {
-    const std::filesystem::path installed(TD_COMPAT_FROM_BINDIR);
+  if (!error && std::strlen(from_bindir) > 0) {
+    const std::filesystem::path installed(from_bindir);
     candidates.push_back(
         (installed.is_absolute() ? installed : self.parent_path() / installed).lexically_normal().string());
+  } else {
+    candidates.emplace_back();  // keeps the build tree's at index 1 for LibtdBeside
   }
-  candidates.push_back(TD_COMPAT_BUILD_LIBRARY);
-  for (const std::string& candidate : candidates) {
-    if (candidate.empty() || candidate.back() == '/') continue;  // built without libtd_compat
+  candidates.push_back(built);
+  return candidates;
+}
+
+bool Usable(const std::string& candidate) { return !candidate.empty() && candidate.back() != '/'; }
+
+}  // namespace
+
+std::string FindTdLibrary(TdLibrary which, std::vector<std::string>* looked) {
+  for (const std::string& candidate : Candidates(which)) {
+    if (!Usable(candidate)) continue;  // built without it
     looked->push_back(candidate);
     if (access(candidate.c_str(), R_OK) == 0) return candidate;
+  }
+  return "";
+}
+
+std::string LibtdBeside(TdLibrary which, const std::string& found) {
+  const std::vector<std::string> places = Candidates(which);
+  const std::vector<std::string> libtd = Candidates(TdLibrary::kTd);
+  for (size_t i = 0; i < places.size() && i < libtd.size(); ++i) {
+    if (Usable(places[i]) && places[i] == found && Usable(libtd[i]) && access(libtd[i].c_str(), R_OK) == 0) {
+      return libtd[i];
+    }
   }
   return "";
 }

@@ -1,5 +1,7 @@
-// `td run` and libtd_compat (docs/compat.md): whether a program is linked
-// against liblikwid or libpapi, and where td's compatibility library lies.
+// What `td run` preloads: libtd_compat for programs linked against liblikwid
+// or libpapi (docs/compat.md), libtd-mpi with libtd for programs linked
+// against MPI (docs/hpc.md#one-file-per-job); whether a program is linked
+// against those, and where td's own libraries lie.
 #ifndef TD_TOOLS_TD_COMPAT_PRELOAD_H_
 #define TD_TOOLS_TD_COMPAT_PRELOAD_H_
 
@@ -21,9 +23,25 @@ std::string FindProgram(const std::string& program, const std::string& path_list
 // or "".
 std::string MarkerLibrary(const std::vector<std::string>& needed);
 
-// libtd_compat beside this td (installed) or in the build tree td was built
-// in; "" when neither exists. `looked` lists where it looked.
-std::string FindCompatLibrary(std::vector<std::string>* looked);
+// The first of `needed` that is an MPI library: libmpi.so* (the C library
+// of Open MPI, MPICH and its kin) or a language library of theirs
+// (libmpi_mpifh.so*, libmpi_usempif08.so*, libmpifort.so*, libmpicxx.so*:
+// a Fortran program linked with --as-needed names only those); or "".
+std::string MpiLibrary(const std::vector<std::string>& needed);
+
+// td's libraries that `td run` preloads.
+enum class TdLibrary { kTd, kCompat, kMpi };
+
+// `which` beside this td (installed) or in the build tree td was built in;
+// "" when neither exists or td was built without it. `looked` lists where it
+// looked (nothing when td was built without it).
+std::string FindTdLibrary(TdLibrary which, std::vector<std::string>* looked);
+
+// libtd from the same place as `found` (what FindTdLibrary(which) returned):
+// the installed one for an installed library, the build tree's for the build
+// tree's, so that a preloaded library and the libtd it calls into are of
+// one build; "" when that libtd is not there.
+std::string LibtdBeside(TdLibrary which, const std::string& found);
 
 // LD_PRELOAD with `library` in front of `existing` (the value already set,
 // possibly empty); unchanged when it is there already.

@@ -500,7 +500,7 @@ int Version(const Command& self, const Args& args);
 
 // In `td help` order: the everyday commands first.
 const std::vector<Command> kCommands = {
-    {"run", "run [--passes auto|N] [--out FILE] [--compat] [--] PROGRAM [ARGS…]",
+    {"run", "run [--passes auto|N] [--out FILE] [--compat] [--mpi] [--] PROGRAM [ARGS…]",
      "run a program linked with td, once per share of the counter groups, merged",
      "Runs PROGRAM once per pass, each pass counting its share of the hardware counter\n"
      "groups, merges the passes' recordings by region into one file and prints its report.\n"
@@ -513,6 +513,10 @@ const std::vector<Command> kCommands = {
      "  --compat         preload libtd_compat (LIKWID and PAPI markers as td regions);\n"
      "                   done without asking when PROGRAM is linked with liblikwid\n"
      "                   or libpapi (docs/compat.md)\n"
+     "  --mpi            preload libtd-mpi and libtd: the ranks of an MPI job write\n"
+     "                   one file at MPI_Finalize; done without asking when PROGRAM\n"
+     "                   is linked with MPI. PROGRAM then runs once, in place of td\n"
+     "                   run (mpirun -np 4 td run -- ./prog; docs/hpc.md)\n"
      "\n"
      "td's flags end at PROGRAM (or at --): what follows is PROGRAM's.",
      Run},

@@ -236,18 +236,33 @@ std::string InheritedVariable(const char* name) {
   return "";
 }
 
-// LD_PRELOAD for the passes: libtd_compat in front of what is set, when the
-// program is linked with liblikwid or libpapi, or when --compat asks.
-absl::StatusOr<std::string> CompatPreload(const std::string& program, bool asked) {
+// Whether td run's notes about an MPI program go out here: once for the job,
+// not once per rank, where the runtime prints its notices (rank 0 unless
+// TD_REPORT_RANKS says otherwise). Warnings go out on every rank.
+bool PrintsNotes() {
+  std::vector<std::string> errors;  // the program's runtime reports them
+  return PrintsReports(ReadConfigFromEnvironment(&errors));
+}
+
+// What td run preloads into the program.
+struct Preload {
+  std::string ld_preload;  // LD_PRELOAD for the program; "" leaves it as it is
+  bool mpi = false;        // libtd-mpi is in it: the program runs once, as one rank of a job
+  std::string mpi_note;    // what td run says about it, once the command line is known to be right
+};
+
+// libtd_compat in front of LD_PRELOAD (`value`), when the program is linked
+// with liblikwid or libpapi (`needed`), or when --compat asks; `notes`: say so.
+absl::Status AddCompat(const std::string& program, const std::vector<std::string>& needed, bool asked,
+                       bool notes, std::string* value) {
   std::string reason = "--compat";
   if (!asked) {
-    const std::string path = FindProgram(program, InheritedVariable("PATH"));
-    const std::string library = path.empty() ? "" : MarkerLibrary(NeededLibraries(path));
-    if (library.empty()) return std::string();
+    const std::string library = MarkerLibrary(needed);
+    if (library.empty()) return absl::OkStatus();
     reason = program + " is linked with " + library;
   }
   std::vector<std::string> looked;
-  const std::string compat = FindCompatLibrary(&looked);
+  const std::string compat = FindTdLibrary(TdLibrary::kCompat, &looked);
   if (compat.empty()) {
     const std::string message =
         looked.empty() ? reason + ", but this td was built without libtd_compat (-DTD_BUILD_COMPAT=OFF)"
@@ -255,10 +270,94 @@ absl::StatusOr<std::string> CompatPreload(const std::string& program, bool asked
                                          absl::StrJoin(looked, ", "));
     if (asked) return absl::NotFoundError(message);
     Say(message + "; its LIKWID/PAPI markers are not recorded");
-    return std::string();
+    return absl::OkStatus();
   }
-  Say(absl::StrFormat("%s: preloading %s (LIKWID and PAPI markers recorded as td regions)", reason, compat));
-  return PreloadValue(compat, InheritedVariable("LD_PRELOAD"));
+  if (notes) Say(absl::StrFormat("%s: preloading %s (LIKWID and PAPI markers recorded as td regions)", reason, compat));
+  *value = PreloadValue(compat, *value);
+  return absl::OkStatus();
+}
+
+// libtd-mpi and the libtd of its build in front of LD_PRELOAD (`value`), when
+// the program is linked with MPI, or when --mpi asks. Both are named: a
+// program that is not linked with td gets libtd this way, and one linked with
+// another libtd of the same soname gets this one, the one libtd-mpi was built
+// with (libtd-mpi calls into libtd through entry points that may change with
+// any release). Their order does not matter to the loader, which maps every
+// preloaded library before it resolves their dependencies: libtd-mpi's
+// libtd is the preloaded one. What matters is that both come before libmpi,
+// as preloaded libraries always do: libtd-mpi's MPI_Init and MPI_Finalize
+// must be found before MPI's own.
+absl::Status AddMpi(const std::string& program, const std::vector<std::string>& needed, bool asked,
+                    std::string* value, Preload* preload) {
+  std::string reason = "--mpi";
+  if (!asked) {
+    const std::string library = MpiLibrary(needed);
+    if (library.empty()) return absl::OkStatus();
+    reason = program + " is linked with " + library;
+  }
+  std::vector<std::string> looked;
+  const std::string mpi = FindTdLibrary(TdLibrary::kMpi, &looked);
+  const std::string libtd = mpi.empty() ? "" : LibtdBeside(TdLibrary::kMpi, mpi);
+  if (mpi.empty() || libtd.empty()) {
+    std::string message;
+    if (looked.empty()) {
+      message = reason + ", but this td was built without libtd-mpi (CMake found no MPI, or -DTD_BUILD_MPI=OFF)";
+    } else if (mpi.empty()) {
+      message = absl::StrFormat("%s, but libtd-mpi is not installed (looked for %s)", reason,
+                                absl::StrJoin(looked, ", "));
+    } else {
+      message = absl::StrFormat("%s, but the libtd beside %s is missing", reason, mpi);
+    }
+    if (asked) return absl::NotFoundError(message);
+    Say(message + "; each rank's recording is its own");
+    return absl::OkStatus();
+  }
+  preload->mpi_note =
+      absl::StrFormat("%s: preloading %s and %s (the job's ranks write one file at MPI_Finalize)", reason, mpi, libtd);
+  *value = PreloadValue(mpi, PreloadValue(libtd, *value));
+  preload->mpi = true;
+  return absl::OkStatus();
+}
+
+// LD_PRELOAD for the program: what td run adds in front of what is set.
+absl::StatusOr<Preload> ChoosePreload(const std::string& program, bool compat, bool mpi) {
+  const std::string path = FindProgram(program, InheritedVariable("PATH"));
+  const std::vector<std::string> needed = path.empty() ? std::vector<std::string>() : NeededLibraries(path);
+  const std::string inherited = InheritedVariable("LD_PRELOAD");
+  std::string value = inherited;
+  Preload preload;
+  TD_RETURN_IF_ERROR(AddMpi(program, needed, mpi, &value, &preload));
+  // In an MPI job, the note once for the job, as libtd-mpi's.
+  TD_RETURN_IF_ERROR(AddCompat(program, needed, compat, !preload.mpi || PrintsNotes(), &value));
+  if (value != inherited) preload.ld_preload = value;
+  return preload;
+}
+
+// An MPI program: this process is one rank of a job that the launcher
+// started, and libtd-mpi writes the job's one file at MPI_Finalize from
+// inside the program. There is nothing for td run to merge, and no second
+// pass: a rank cannot start its program again inside the same job, so the
+// program replaces td run (the launcher then sees the program's own exit
+// status and signals, as without td run).
+int RunMpiRank(const std::vector<std::string>& program, const Preload& preload, int asked) {
+  const bool notes = PrintsNotes();
+  if (notes) Say(preload.mpi_note);
+  if (asked > 1 && notes) {
+    Say(absl::StrFormat("--passes %d: %s is an MPI program: it runs once, with its counter groups multiplexed "
+                        "(each pass would be a new job, which the launcher starts, not td run)",
+                        asked, program[0]));
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  // Empty: what was preloaded already holds both libraries.
+  if (!preload.ld_preload.empty() && setenv("LD_PRELOAD", preload.ld_preload.c_str(), 1) != 0) {
+    return Fail(absl::StrFormat("cannot set LD_PRELOAD: %s", std::strerror(errno)));
+  }
+  std::vector<char*> argv;
+  for (const std::string& a : program) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execvp(argv[0], argv.data());
+  return Fail(absl::StrFormat("cannot start %s: %s", program[0], std::strerror(errno)));
 }
 
 void NoteSpread(int passes, MergedPasses* merged) {
@@ -279,12 +378,14 @@ int RunCommand(const cli::Command& self, const cli::Args& args) {
   std::string passes_arg = "auto";
   std::string out_path;
   bool compat = false;
+  bool mpi = false;
   cli::Args program;
   const auto done =
       cli::Flags(self)
           .Value("--passes", &passes_arg)
           .Value("--out", &out_path)
           .Switch("--compat", &compat)
+          .Switch("--mpi", &mpi)
           .FirstOperandEndsFlags()
           .Parse(args, &program);
   if (done) return *done;
@@ -298,10 +399,18 @@ int RunCommand(const cli::Command& self, const cli::Args& args) {
   if (absl::Status s = CheckDestination(out_path, out_dir.empty() ? "." : out_dir); !s.ok()) {
     return Fail(std::string(s.message()));
   }
-  const auto preload = CompatPreload(program[0], compat);
+  const auto preload = ChoosePreload(program[0], compat, mpi);
   if (!preload.ok()) return Fail(std::string(preload.status().message()));
+  if (preload->mpi) {
+    if (!out_path.empty()) {
+      return cli::Misuse("--out names one process's file; " + program[0] +
+                         " is an MPI program, whose job file td names by program and job (TD_OUTPUT_DIR "
+                         "chooses its folder)");
+    }
+    return RunMpiRank(program, *preload, asked);
+  }
   const int passes = ChoosePasses(asked);
-  auto runs = RunPasses(program, passes, *preload);
+  auto runs = RunPasses(program, passes, preload->ld_preload);
   if (!runs.ok()) return Fail(std::string(runs.status().message()));
   auto merged = MergePasses(*runs);
   if (!merged.ok()) return Fail(std::string(merged.status().message()));

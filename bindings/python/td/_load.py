@@ -68,6 +68,28 @@ def _bytes_text(text):
     return out.decode("utf-8", "surrogateescape")
 
 
+def _counter_keys(events):
+    """Each event's key: its name, "name@gN" for a later copy in group N."""
+    keys, seen = [], set()
+    for e in events:
+        name = _bytes_text(e.get("name"))
+        keys.append(name if name not in seen else f"{name}@g{e.get('group')}")
+        seen.add(name)
+    return keys
+
+
+def _thread_counters(t, keys):
+    """A thread's raw deltas keyed by event, {event: {"inclusive", "exclusive"}}, from
+    either layout (schema 2: lists in the order of "events"; 1: already keyed); None
+    when the thread was not measured."""
+    if "counters" in t:
+        return t["counters"]
+    inclusive, exclusive = t.get("inclusive"), t.get("exclusive")
+    if inclusive is None or exclusive is None:
+        return None
+    return {k: {"inclusive": i, "exclusive": x} for k, i, x in zip(keys, inclusive, exclusive)}
+
+
 def _sum_counters(threads):
     """Raw counter deltas summed over the threads that measured them; None when none did."""
     total = None
@@ -84,8 +106,8 @@ def _sum_counters(threads):
     return total
 
 
-def _region(recorded, analysed, by_index, tids):
-    threads = recorded.get("threads", [])
+def _region(recorded, analysed, by_index, tids, keys):
+    threads = [dict(t, counters=_thread_counters(t, keys)) for t in recorded.get("threads", [])]
     topdown = analysed.get("inclusive")
     tree = topdown.get("tree", []) if topdown else []
     parent = recorded.get("parent", -1)
@@ -154,8 +176,9 @@ class Run:
         analysed = {r.get("path"): r for r in self.analysis.get("regions", [])}
         tids = {t.get("index"): t.get("tid") for t in self.threads}
         self.regions = []
+        keys = _counter_keys(rec.get("events", []))
         for r in recorded:
-            self.regions.append(_region(r, analysed.get(r.get("path"), {}), self.regions, tids))
+            self.regions.append(_region(r, analysed.get(r.get("path"), {}), self.regions, tids, keys))
         self._html = None
 
     def region(self, which):
