@@ -93,7 +93,7 @@ class CaseEvaluators {
 
   // The evaluator for `wanted`'s counts and CPU, or null with *why_not said.
   MetricEvaluator* For(const WantedMetric& wanted, const MetricSet** set, std::string* why_not) {
-    const std::string uarch = UarchForPmu(case_.uarch, wanted.pmu);
+    const std::string uarch = library_.UarchForPmu(case_.uarch, wanted.pmu);
     *set = library_.Find(uarch);
     if (*set == nullptr) {
       *why_not = std::string(library_.ForUarch(uarch).status().message());
@@ -292,7 +292,7 @@ absl::StatusOr<std::vector<MetricAnswer>> Recompute(const PerfCase& c,
     }
     if (pmus.empty()) pmus.insert("");
     for (const std::string& pmu : pmus) {
-      const std::string uarch = UarchForPmu(c.uarch, pmu);
+      const std::string uarch = library.UarchForPmu(c.uarch, pmu);
       const MetricSet* set = library.Find(uarch);
       if (set == nullptr) return library.ForUarch(uarch).status();
       for (const auto& node : set->nodes) {

@@ -177,7 +177,7 @@ RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
       target->peak_gbps = peak_gbps;
     }
     target->core_type = core_type;
-    target->uarch = UarchForPmu(whole_part, core_type.empty() ? "cpu_core" : core_type);
+    target->uarch = library.UarchForPmu(whole_part, core_type.empty() ? "cpu_core" : core_type);
     const MetricSet* set = library.Find(target->uarch);
     if (set == nullptr) {
       target->unavailable = std::string(library.ForUarch(target->uarch).status().message());

@@ -348,7 +348,7 @@ EventSelection SelectForCoreTypes(SelectionInput input, const DefinitionLibrary&
   for (size_t t = 0; t < present.size(); ++t) {
     const auto& [core_type, type] = present[t];
     SelectionInput one = input;
-    one.metrics = library.Find(UarchForPmu(whole_part_uarch, core_type));
+    one.metrics = library.Find(library.UarchForPmu(whole_part_uarch, core_type));
     one.library = &library;
     if (t > 0) one.memory = MemoryMode::kOff;  // the socket is counted once
     EventSelection part = SelectEvents(one);

@@ -249,13 +249,6 @@ json FamilySection(const json& file, const json& uarch, const char* key) {
 
 }  // namespace
 
-std::string UarchForPmu(const std::string& uarch, const std::string& pmu) {
-  if (uarch == "adl" || uarch == "adl_hybrid") {
-    return pmu == "cpu_atom" ? "adl_grt" : "adl_glc";
-  }
-  return uarch;
-}
-
 const MetricSet* DefinitionLibrary::Find(const std::string& uarch) const {
   const auto it = checked_.find(uarch);
   return it == checked_.end() ? nullptr : &it->second;
@@ -434,6 +427,24 @@ absl::StatusOr<std::string> DefinitionLibrary::Identify(const std::string& vendo
       "one of the keys of `td uarchs` if it matches one, or add a definition file "
       "(docs/analysis.md)",
       vendor, family, model, stepping));
+}
+
+std::string DefinitionLibrary::UarchForPmu(const std::string& uarch, const std::string& pmu) const {
+  for (const File& file : files_) {
+    const json uarchs = file.json->value("uarchs", json::object());
+    for (const auto& [key, entry] : uarchs.items()) {
+      if (!entry.is_object()) continue;
+      for (const json& cpu : entry.value("cpus", json::array())) {
+        if (!cpu.is_object()) continue;
+        const auto hybrid = cpu.find("hybrid");
+        const auto core_pmu = cpu.find("core_pmu");
+        if (hybrid == cpu.end() || core_pmu == cpu.end() || !hybrid->is_string() || !core_pmu->is_string()) continue;
+        const std::string& part = hybrid->get_ref<const std::string&>();
+        if ((uarch == part || uarch == part + "_hybrid") && *core_pmu == pmu) return key;
+      }
+    }
+  }
+  return uarch;
 }
 
 absl::StatusOr<DefinitionLibrary> DefinitionLibrary::FromTexts(

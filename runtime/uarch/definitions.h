@@ -124,6 +124,12 @@ class DefinitionLibrary {
   // number) and stepping. A hybrid part gets its whole-part key ("adl").
   absl::StatusOr<std::string> Identify(const std::string& vendor, int family, int model,
                                        int stepping) const;
+  // The uarch whose definitions apply to counts of `pmu` on a part whose
+  // whole-part key is `uarch`: the uarch with a "cpus" entry naming `uarch`
+  // as its "hybrid" part (or `uarch` + "_hybrid", as perf cases spell it) and
+  // `pmu` as its "core_pmu" ("adl" + cpu_atom -> adl_grt). `uarch` itself
+  // for a part that is not hybrid.
+  std::string UarchForPmu(const std::string& uarch, const std::string& pmu) const;
 
  private:
   absl::StatusOr<MetricSet> ForUarchUnchecked(const std::string& uarch,
@@ -138,10 +144,6 @@ class DefinitionLibrary {
   std::vector<File> files_;
   absl::flat_hash_map<std::string, MetricSet> checked_;
 };
-
-// The uarch whose definitions apply to counts of `pmu` ("adl": cpu_core ->
-// adl_glc, cpu_atom -> adl_grt).
-std::string UarchForPmu(const std::string& uarch, const std::string& pmu);
 
 // The definition files compiled into the library.
 const std::vector<std::pair<std::string, std::string>>& EmbeddedDefinitionFiles();

@@ -194,5 +194,25 @@ TEST(CpuIdentification, FromTheDefinitionTables) {
   EXPECT_FALSE(library->Identify("GenuineIntel", 15, 6, 0).ok());
 }
 
+// Each core type of a hybrid part gets the uarch whose "cpus" entry names the
+// part and the PMU: data, so a new hybrid part needs no code.
+TEST(CpuIdentification, CoreTypesOfAHybridPartFromTheTables) {
+  auto library = DefinitionLibrary::Load();
+  ASSERT_TRUE(library.ok());
+  EXPECT_EQ(library->UarchForPmu("adl", "cpu_core"), "adl_glc");
+  EXPECT_EQ(library->UarchForPmu("adl", "cpu_atom"), "adl_grt");
+  EXPECT_EQ(library->UarchForPmu("adl_hybrid", "cpu_atom"), "adl_grt") << "perf cases' spelling";
+  EXPECT_EQ(library->UarchForPmu("skx", "cpu_core"), "skx") << "not hybrid: itself";
+  EXPECT_EQ(library->UarchForPmu("adl", "cpu_lowpower"), "adl") << "a PMU no entry names";
+  auto made_up = DefinitionLibrary::FromTexts({{"mtl.json", R"({"uarchs": {
+      "mtl_p": {"cpus": [{"vendor": "GenuineIntel", "family": 6, "models": [170], "hybrid": "mtl", "core_pmu": "cpu_core"}]},
+      "mtl_e": {"cpus": [{"vendor": "GenuineIntel", "family": 6, "models": [170], "hybrid": "mtl", "core_pmu": "cpu_atom"}]}},
+      "nodes": [{"name": "A", "formula": "1"}]})"}});
+  ASSERT_TRUE(made_up.ok()) << made_up.status();
+  EXPECT_EQ(*made_up->Identify("GenuineIntel", 6, 170, 0), "mtl");
+  EXPECT_EQ(made_up->UarchForPmu("mtl", "cpu_core"), "mtl_p");
+  EXPECT_EQ(made_up->UarchForPmu("mtl", "cpu_atom"), "mtl_e");
+}
+
 }  // namespace
 }  // namespace td
