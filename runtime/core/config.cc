@@ -116,6 +116,7 @@ Config ReadConfig(const EnvLookup& env, std::vector<std::string>* errors) {
   ReadBool(env, "TD_JSON", &config.write_json, errors);
   ReadBool(env, "TD_QUIET", &config.quiet, errors);
   ReadBool(env, "TD_TRACE", &config.trace, errors);
+  ReadBool(env, "TD_COMPENSATE", &config.compensate, errors);
   ReadBool(env, "TD_RDPMC", &config.rdpmc, errors);
   ReadCount(env, "TD_TRACE_EVENTS", 16, size_t{1} << 26, "a number of events per thread", &config.trace_events,
             errors);
@@ -281,6 +282,10 @@ const std::vector<Setting>& Settings() {
        "the text report shows this many regions, those with the longest inclusive wall time and what contains "
        "them, and one line for the rest (also `td report`; `td report --all` shows every region); per-thread rows "
        "only up to 8 threads when folded ([A long report, folded](#a-long-report-folded))"},
+      {"TD_COMPENSATE", "boolean", "1",
+       "take td's own cost per marker pair, measured at exit, out of every region's times and counts in the "
+       "reports (`td report` too); the JSON keeps the raw values and the cost (`marker_cost`); `0` reports raw "
+       "values ([performance.md](performance.md#tds-cost-inside-what-it-reports))"},
       {"TD_TRACE", "boolean", "0",
        "also record a timeline: every begin and end with the thread's counter values, written to "
        "`td-<program>-<pid>.trace.json` (Chrome trace format; open in Perfetto or chrome://tracing)"},

@@ -44,6 +44,7 @@ struct Config {
   std::string replay_file;        // TD_BACKEND=replay:FILE
   bool quiet = false;             // TD_QUIET: no notices on stderr (errors still print)
   bool trace = false;             // TD_TRACE: record a timeline of begin/end events
+  bool compensate = true;         // TD_COMPENSATE: take td's own marker cost out of the reports
   bool rdpmc = true;              // TD_RDPMC: read hardware groups in user space when allowed
   size_t trace_events = 16384;    // TD_TRACE_EVENTS: ring capacity per thread
   size_t trace_memory_mb = 512;   // TD_TRACE_MEMORY: all threads' rings together, MiB

@@ -69,7 +69,7 @@ int Runtime::MpiBegin(int rank, int size) {
     }
     std::optional<RunAnalysis> analysis;
     if (HasHardwareCounts(job.data)) {
-      ReportPipeline pipeline({config_.metrics_dir, config_.uarch, config_.calibration_file});
+      ReportPipeline pipeline({config_.metrics_dir, config_.uarch, config_.calibration_file, config_.compensate});
       if (auto analyzed = pipeline.Analyze(job.data); analyzed.ok()) analysis = *std::move(analyzed);
     }
     const bool per_rank = config_.mpi_rank_rows == MpiRankRows::kKeep ||

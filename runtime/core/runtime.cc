@@ -79,6 +79,57 @@ ThreadCountersOrError OpenCountersOfThisThread(CounterBackend& backend) {
   return out;
 }
 
+// td's own cost per marker pair (docs/performance.md, "td's cost inside what
+// it reports"), measured the way markers run: a scratch thread state with a
+// registry of its own and this thread's counters opened once more runs pairs
+// of "outer" around one "inner" pair, after as many warm-up pairs. What
+// "inner" reports per call is the cost inside a region; what "outer" reports
+// beyond its own inside cost and the inner pair's is the cost around it.
+MarkerCost MeasureMarkerCost(CounterBackend& backend) {
+  constexpr int kPairs = 500;
+  RegionRegistry registry;
+  auto [counters, error] = OpenCountersOfThisThread(backend);
+  ThreadState scratch(0, 0, std::move(counters), backend.layout().words, error, &registry);
+  const uint32_t warm = registry.IdForName("warm-up");
+  const uint32_t outer = registry.IdForName("outer");
+  const uint32_t inner = registry.IdForName("inner");
+  for (const uint32_t around : {warm, outer}) {
+    for (int i = 0; i < kPairs; ++i) {
+      scratch.Begin(around, nullptr);
+      scratch.Begin(inner, nullptr);
+      scratch.End(inner, nullptr);
+      scratch.End(around, nullptr);
+    }
+  }
+  RunData measured;
+  measured.layout = backend.layout();
+  MergeThreads({&scratch}, registry.AllNames(), &measured, registry.AllParameters());
+  MarkerCost cost;
+  cost.pairs = kPairs;
+  const RegionOnThread* outer_part = nullptr;
+  const RegionOnThread* inner_part = nullptr;
+  for (const Region& region : measured.regions) {
+    if (region.path == "outer") outer_part = &region.threads.front();
+    if (region.path == "outer/inner") inner_part = &region.threads.front();
+  }
+  if (outer_part == nullptr || inner_part == nullptr) return cost;
+  const auto per_call = [](double total, uint64_t calls) { return calls == 0 ? 0.0 : total / static_cast<double>(calls); };
+  const auto around_of = [](double outer_per_call, double inside) { return std::max(0.0, outer_per_call - 2 * inside); };
+  cost.inside_wall_ns = per_call(static_cast<double>(inner_part->wall_inclusive_ns), inner_part->calls);
+  cost.around_wall_ns =
+      around_of(per_call(static_cast<double>(outer_part->wall_inclusive_ns), outer_part->calls), cost.inside_wall_ns);
+  if (inner_part->events.size() == measured.layout.events.size() &&
+      outer_part->events.size() == measured.layout.events.size()) {
+    for (size_t e = 0; e < measured.layout.events.size(); ++e) {
+      const double inside = per_call(static_cast<double>(inner_part->events[e].inclusive), inner_part->calls);
+      cost.inside.push_back(inside);
+      cost.around.push_back(
+          around_of(per_call(static_cast<double>(outer_part->events[e].inclusive), outer_part->calls), inside));
+    }
+  }
+  return cost;
+}
+
 pthread_key_t g_exit_key;
 
 int64_t UnixNowNs() {
@@ -442,7 +493,7 @@ std::vector<ThreadState*> Runtime::QuiescentThreads() {
 
 void Runtime::CollectAndWrite() {
   std::vector<ThreadTrace> traces;
-  const RunData data = CollectQuiet(&traces);
+  RunData data = CollectQuiet(&traces);
   if (config_.trace) WriteTrace(data, traces);
   WriteReports(data);
 }
@@ -511,6 +562,8 @@ RunData Runtime::Collect(const std::vector<ThreadState*>& quiet_threads) {
   }
   std::sort(data.threads.begin(), data.threads.end(),
             [](const ThreadInfo& a, const ThreadInfo& b) { return a.index < b.index; });
+  // Replayed counts were not measured here: no cost of this process' markers is in them.
+  if (config_.backend != BackendChoice::kReplay) data.marker_cost = MeasureMarkerCost(*backend_);
   data.diagnostics = AllDiagnostics();
   return data;
 }

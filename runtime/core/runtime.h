@@ -107,7 +107,9 @@ class Runtime {
   RunData CollectQuiet(std::vector<ThreadTrace>* traces);
   // The report text where TD_OUTPUT says.
   void EmitText(const std::string& text);
-  void WriteReports(const RunData& data);
+  // The JSON with raw values, then the text report with td's marker cost taken
+  // out of `data` (TD_COMPENSATE).
+  void WriteReports(RunData& data);
   void WriteTextReport(const RunData& data);
   void WriteTrace(const RunData& data, const std::vector<ThreadTrace>& traces);
   bool StartReplay();

@@ -58,7 +58,7 @@ void Runtime::WriteTrace(const RunData& data, const std::vector<ThreadTrace>& tr
   }
 }
 
-void Runtime::WriteReports(const RunData& data) {
+void Runtime::WriteReports(RunData& data) {
   if (config_.write_json) {
     const std::string stem = RunFileStem(data);
     const std::string body = RunFileText(data);
@@ -76,6 +76,7 @@ void Runtime::WriteReports(const RunData& data) {
       Announce(Severity::kNotice, absl::StrCat("wrote ", *path));
     }
   }
+  if (config_.compensate) TakeOutMarkerCost(&data);  // in place: at scale a copy would double the memory
   WriteTextReport(data);
 }
 
@@ -84,7 +85,7 @@ void Runtime::WriteTextReport(const RunData& data) {
   if (target == "none" || !PrintsReports(config_)) return;
   // Top-Down trees need hardware counts; without them the header line
   // already says why, and no tree is drawn.
-  ReportPipeline pipeline({config_.metrics_dir, config_.uarch, config_.calibration_file});
+  ReportPipeline pipeline({config_.metrics_dir, config_.uarch, config_.calibration_file, config_.compensate});
   TextReportOptions options;
   options.max_regions = config_.report_regions;
   const bool to_terminal = (target.empty() || target == "stderr" || target == "-") && isatty(2);

@@ -84,6 +84,24 @@ struct Region {
   std::optional<long long> parameter;
 };
 
+// What td's own marker work adds to what it reports, per BEGIN/END pair,
+// measured at exit on the thread that finalized (runtime/core/runtime.cc)
+// with the run's counters, over `pairs` nested pairs. `inside`: what an
+// empty region reports for itself (the part of td's work between its two
+// clock and counter readings). `around`: what one pair adds to the region
+// enclosing it beyond that (the rest of the pair's work). Per event, in the
+// order of the run's events; empty where the counters were not measured.
+struct MarkerCost {
+  uint64_t pairs = 0;
+  double inside_wall_ns = 0;
+  double around_wall_ns = 0;
+  std::vector<double> inside;
+  std::vector<double> around;
+  // This RunData's values have it taken out already (never written to a file:
+  // files keep raw values).
+  bool taken_out = false;
+};
+
 struct RunData {
   int schema_version = kSchemaVersion;
   std::string td_version;
@@ -96,6 +114,7 @@ struct RunData {
   std::vector<ThreadInfo> threads;
   std::vector<Region> regions;  // parents before children, siblings in first-use order
   std::vector<Diagnostic> diagnostics;
+  std::optional<MarkerCost> marker_cost;  // absent in files from before it and in replayed runs
 
   // Index of the event named `name` in layout.events, if measured.
   std::optional<size_t> EventIndex(const std::string& name) const;
@@ -111,6 +130,16 @@ struct RegionTotals {
   std::vector<EventDelta> events;
 };
 RegionTotals Totals(const Region& region, size_t num_events);
+
+// The run with td's own marker cost taken out of every region on every
+// thread (docs/performance.md, "td's cost inside what it reports"): a region
+// called c times (outermost activations) loses c × inside, and its
+// inclusive values also lose every pair run inside it (the descendants'
+// calls, recursive activations included) × (inside + around); its exclusive
+// values lose c × inside plus its direct children's calls × around, so
+// exclusive stays inclusive minus the children's inclusive. Values stop at
+// 0. Nothing changes without marker_cost or when it was taken out already.
+void TakeOutMarkerCost(RunData* run);
 
 }  // namespace td
 

@@ -280,6 +280,14 @@ json RunWithoutRegionsToJson(const RunData& data) {
   for (const Diagnostic& d : data.diagnostics) {
     j["diagnostics"].push_back({{"severity", SeverityName(d.severity)}, {"message", Text(d.message)}});
   }
+  if (data.marker_cost) {
+    const MarkerCost& c = *data.marker_cost;
+    j["marker_cost"] = {{"pairs", c.pairs},
+                        {"inside_wall_ns", c.inside_wall_ns},
+                        {"around_wall_ns", c.around_wall_ns},
+                        {"inside", c.inside},
+                        {"around", c.around}};
+  }
   return j;
 }
 

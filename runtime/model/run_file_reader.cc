@@ -28,6 +28,7 @@ using json_fields::Get;
 using json_fields::GetArray;
 using json_fields::GetInRange;
 using json_fields::GetObject;
+using json_fields::GetOptionalNumber;
 using json_fields::Invalid;
 using json_fields::Shown;
 using json_fields::ToInteger;
@@ -327,6 +328,39 @@ absl::Status CheckRegionTree(const std::vector<Region>& regions) {
 
 namespace {
 
+// A cost is a finite number ≥ 0: one per event, or none (not measured).
+absl::Status GetCosts(const json& j, const char* key, size_t num_events, std::vector<double>* out) {
+  const json* list = nullptr;
+  TD_RETURN_IF_ERROR(GetArray(j, key, &list, "marker_cost"));
+  if (!list->empty() && list->size() != num_events) {
+    return Invalid(absl::StrFormat("marker_cost.%s has %d values; the run has %d events", key, list->size(),
+                                   num_events));
+  }
+  for (size_t e = 0; e < list->size(); ++e) {
+    const json& v = (*list)[e];
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) {
+      return Invalid(TypeError(absl::StrFormat("marker_cost.%s[%d]", key, e), "a finite number >= 0", v));
+    }
+    out->push_back(v.get<double>());
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<MarkerCost> ReadMarkerCost(const json& j, size_t num_events) {
+  if (!j.is_object()) return Invalid(TypeError("marker_cost", "an object or null", j));
+  MarkerCost cost;
+  TD_RETURN_IF_ERROR(Get(j, "pairs", &cost.pairs, "marker_cost"));
+  for (const auto& [key, value] : {std::pair{"inside_wall_ns", &cost.inside_wall_ns},
+                                   std::pair{"around_wall_ns", &cost.around_wall_ns}}) {
+    TD_RETURN_IF_ERROR(GetOptionalNumber(j, key, 0, value, "marker_cost"));
+    if (*value < 0) return Invalid(absl::StrFormat("marker_cost.%s = %g is negative", key, *value));
+  }
+  TD_RETURN_IF_ERROR(GetCosts(j, "inside", num_events, &cost.inside));
+  TD_RETURN_IF_ERROR(GetCosts(j, "around", num_events, &cost.around));
+  if (cost.inside.size() != cost.around.size()) return Invalid("marker_cost: inside and around differ in length");
+  return cost;
+}
+
 absl::StatusOr<RunData> DecodeRun(const json& j) {
   RunData data;
   if (!j.is_object()) return Invalid("run: not a JSON object");
@@ -409,6 +443,9 @@ absl::StatusOr<RunData> DecodeRun(const json& j) {
     TD_RETURN_IF_ERROR(Get((*diagnostics)[i], "severity", &severity, w));
     TD_RETURN_IF_ERROR(GetBytes((*diagnostics)[i], "message", &message, w));
     data.diagnostics.push_back({SeverityFromName(severity), message});
+  }
+  if (const auto it = j.find("marker_cost"); it != j.end() && !it->is_null()) {
+    TD_ASSIGN_OR_RETURN(data.marker_cost, ReadMarkerCost(*it, data.layout.events.size()));
   }
   return data;
 }

@@ -134,8 +134,10 @@ void ThreadState::Begin(uint32_t region, const td_site* site) {
   frame.region = region;
   frame.keep_inclusive = recursive ? 0 : ~uint64_t{0};
   frame.site = site;
-  frame.start_ns = MonotonicNs();
+  // The counters first and the clock last, and the reverse at END, so that
+  // td's own reads fall outside the region's wall time.
   ReadCounters(FrameStart(depth));
+  frame.start_ns = MonotonicNs();
   if (__builtin_expect(!trace_.empty(), 0)) Trace(region, true, frame.start_ns, FrameStart(depth));
 }
 
@@ -253,8 +255,8 @@ void ThreadState::CloseTop(int64_t now, const uint64_t* __restrict end) {
 }
 
 void ThreadState::End(uint32_t region, const td_site* site) {
-  ReadCounters(scratch_.data());
   const int64_t now = MonotonicNs();
+  ReadCounters(scratch_.data());
   if (__builtin_expect(depth_ != 0 && frames_[depth_ - 1].region == region, 1)) {
     CloseTop(now, scratch_.data());
     return;

@@ -13,12 +13,28 @@ absl::StatusOr<const DefinitionLibrary*> ReportPipeline::Definitions() {
   return &**library_;
 }
 
+namespace {
+
+bool HoldsMarkerCost(const RunData& run) { return run.marker_cost && !run.marker_cost->taken_out; }
+
+}  // namespace
+
 absl::StatusOr<RunAnalysis> ReportPipeline::Analyze(const RunData& run) {
+  if (settings_.compensate && HoldsMarkerCost(run)) {
+    RunData without = run;
+    TakeOutMarkerCost(&without);
+    return Analyze(without);
+  }
   TD_ASSIGN_OR_RETURN(const DefinitionLibrary* library, Definitions());
   return AnalyzeRun(run, *library, settings_.uarch, CachedPeakGbps(run.machine, settings_.calibration_file));
 }
 
 std::string ReportPipeline::Text(const RunData& run, const TextReportOptions& options, std::string* problem) {
+  if (settings_.compensate && HoldsMarkerCost(run)) {
+    RunData without = run;
+    TakeOutMarkerCost(&without);
+    return Text(without, options, problem);
+  }
   if (!HasHardwareCounts(run)) return FormatTextReport(run, nullptr, options);
   absl::StatusOr<RunAnalysis> analysis = Analyze(run);
   if (!analysis.ok()) {

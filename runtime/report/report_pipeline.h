@@ -20,6 +20,7 @@ struct AnalysisSettings {
   std::string metrics_dir;       // TD_METRICS_DIR; "" = the built-in definitions
   std::string uarch;             // TD_UARCH or --uarch; "" = the CPU the run recorded
   std::string calibration_file;  // where `td calibrate` keeps each machine's bandwidth peak
+  bool compensate = true;        // TD_COMPENSATE: td's own marker cost taken out (TakeOutMarkerCost)
 };
 
 class ReportPipeline {
@@ -29,6 +30,9 @@ class ReportPipeline {
   // The definitions, loaded on first use and kept; the error names the file.
   absl::StatusOr<const DefinitionLibrary*> Definitions();
 
+  // Both take td's marker cost out of a copy of `run` first when the settings
+  // say so and the run has it and still holds raw values.
+  //
   // The run analysed with this pipeline's definitions and CPU, and the
   // recording machine's calibrated peak bandwidth when it has one.
   absl::StatusOr<RunAnalysis> Analyze(const RunData& run);

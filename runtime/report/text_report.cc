@@ -218,6 +218,20 @@ std::vector<bool> ShownRegions(const RunData& data, const TextReportOptions& opt
   return shown;
 }
 
+// One line: what td took out of every region per marker pair, and how to
+// see the raw values.
+std::string MarkerCostLine(const RunData& data) {
+  const MarkerCost& cost = *data.marker_cost;
+  std::string line = absl::StrFormat("td's own cost taken out per marker pair: wall %.0f ns inside the region, %.0f ns around it",
+                                     cost.inside_wall_ns, cost.around_wall_ns);
+  if (const std::optional<size_t> e = data.EventIndex("task-clock");
+      e && cost.inside.size() == data.layout.events.size()) {
+    absl::StrAppendFormat(&line, "; task-clock %.0f ns inside, %.0f ns around", cost.inside[*e], cost.around[*e]);
+  }
+  absl::StrAppendFormat(&line, " (measured over %d pairs at exit; TD_COMPENSATE=0 for raw values)\n", cost.pairs);
+  return line;
+}
+
 std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
                              const TextReportOptions& options) {
   std::string out;
@@ -235,6 +249,7 @@ std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
   }
   absl::StrAppendFormat(&out, "measured: %s\n", Printable(a.measured));
   if (!a.memory.empty()) absl::StrAppendFormat(&out, "memory traffic: %s\n", Printable(a.memory));
+  if (data.marker_cost && data.marker_cost->taken_out) out += MarkerCostLine(data);
   for (const ThreadInfo& t : data.threads) {
     if (!t.counters_measured && a.software_counters) {
       absl::StrAppendFormat(&out, "thread %d: counters not measured: %s\n", t.index,

@@ -52,15 +52,17 @@ std::string ScratchDir() {
   return dir;
 }
 
-// Runs td with `args` in `cwd`; its stdout and stderr go through files, so a
-// long output cannot block it.
-Outcome Td(const std::vector<std::string>& args, const std::string& cwd = "") {
+// Runs td with `args` in `cwd`, with NAME=VALUE settings `env` added; its
+// stdout and stderr go through files, so a long output cannot block it.
+Outcome Td(const std::vector<std::string>& args, const std::string& cwd = "",
+           const std::vector<std::string>& env = {}) {
   const std::string dir = ScratchDir();
   const std::string out_path = dir + "/out";
   const std::string err_path = dir + "/err";
   const pid_t child = fork();
   if (child == 0) {
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
+    for (const std::string& setting : env) putenv(const_cast<char*>(setting.c_str()));
     const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (out < 0 || err < 0 || dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0) _exit(126);
@@ -419,6 +421,68 @@ TEST(CliRun, AutomaticOutputIsNamedLikeTheRuntimesFiles) {
   ASSERT_FALSE(run.is_discarded());
   EXPECT_EQ("td-td_scenario_app-" + std::to_string(run["program"].value("pid", 0)) + ".json", written[0])
       << "the pid in the name is the program's";
+  fs::remove_all(dir);
+}
+
+// `td report FILE --csv`'s value of (region, kind, name), or -1.
+double CsvValue(const std::string& csv, const std::string& region, const std::string& kind, const std::string& name) {
+  std::istringstream lines(csv);
+  const std::string prefix = region + "," + kind + "," + name + ",";
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(prefix, 0) == 0) return std::stod(line.substr(prefix.size()));
+  }
+  return -1;
+}
+
+// td's own marker cost, measured at exit, is taken out of what regions
+// report (TD_COMPENSATE, on by default); the file keeps raw values.
+TEST(CliReport, TdsOwnMarkerCostIsTakenOut) {
+  const std::string dir = ScratchDir();
+  const std::string command = "cd '" + dir + "' && TD_OUTPUT=none '" + TD_SCENARIO_APP + "' marker_cost > stdout.txt";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  std::string file;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() == ".json") file = entry.path().string();
+  }
+  ASSERT_FALSE(file.empty());
+  const nlohmann::json run = nlohmann::json::parse(Slurp(file));
+  ASSERT_TRUE(run.contains("marker_cost")) << "measured at exit";
+  const nlohmann::json& cost = run["marker_cost"];
+  EXPECT_EQ(cost["pairs"], 500);
+  EXPECT_EQ(cost["inside"].size(), run["events"].size());
+  const size_t task_clock = 1;  // the software group: page-faults, task-clock, …
+  ASSERT_EQ(run["events"][task_clock]["name"], "task-clock");
+  const double pair_cpu = cost["inside"][task_clock].get<double>() + cost["around"][task_clock].get<double>();
+  EXPECT_GT(pair_cpu, 100) << "a pair's two reads cost more than 100 ns of CPU here: " << cost.dump();
+  const std::string printed = Slurp(dir + "/stdout.txt");
+  ASSERT_EQ(printed.rfind("work_cpu_ns ", 0), 0u) << printed;
+  const double work_cpu = std::stod(printed.substr(std::string("work_cpu_ns ").size()));
+  ASSERT_GT(work_cpu, 1e6) << "the work takes milliseconds";
+
+  const Outcome compensated = Td({"report", file, "--csv"});
+  ASSERT_EQ(compensated.status, 0) << compensated.err;
+  const Outcome raw = Td({"report", file, "--csv"}, "", {"TD_COMPENSATE=0"});
+  ASSERT_EQ(raw.status, 0) << raw.err;
+  // CPU time (task-clock), which other processes on a busy machine do not
+  // change: raw, "work" holds its 10,000 tick pairs; compensated, about the
+  // work alone.
+  const double work = CsvValue(compensated.out, "work", "count", "task-clock");
+  const double work_raw = CsvValue(raw.out, "work", "count", "task-clock");
+  EXPECT_GT(work_raw - work, 0.8 * 10000 * pair_cpu) << compensated.out << raw.out;
+  EXPECT_NEAR(work, work_cpu, 0.25 * work_cpu) << "raw " << work_raw << "\n" << compensated.out;
+  EXPECT_LT(CsvValue(compensated.out, "work", "time", "wall_inclusive_ns"),
+            CsvValue(raw.out, "work", "time", "wall_inclusive_ns"));
+  // An empty region keeps little of its raw task-clock (the reads' kernel time).
+  const double empty_cpu = CsvValue(compensated.out, "empty", "count", "task-clock");
+  const double empty_cpu_raw = CsvValue(raw.out, "empty", "count", "task-clock");
+  ASSERT_GT(empty_cpu_raw, 0) << raw.out;
+  EXPECT_LT(empty_cpu, 0.25 * empty_cpu_raw) << compensated.out;
+  EXPECT_LT(CsvValue(compensated.out, "empty", "time", "wall_inclusive_ns"),
+            CsvValue(raw.out, "empty", "time", "wall_inclusive_ns"));
+  EXPECT_EQ(CsvValue(compensated.out, "work/tick", "time", "calls"), 10000);
+  const Outcome text = Td({"report", file});
+  EXPECT_TRUE(Contains(text.out, "td's own cost taken out per marker pair: wall ")) << text.out;
+  EXPECT_TRUE(Contains(text.out, "(measured over 500 pairs at exit; TD_COMPENSATE=0 for raw values)")) << text.out;
   fs::remove_all(dir);
 }
 

@@ -151,6 +151,39 @@ void KnownLoop() {
   TD_REGION_END("known_loop");
 }
 
+// td's own cost (TD_COMPENSATE): 20,000 empty regions, then a fixed piece of
+// arithmetic timed once without markers (its time printed on stdout as
+// "work_cpu_ns N", thread CPU time) and once inside "work" split by 10,000
+// empty "tick" pairs.
+double g_marker_sink = 0;
+void WorkChunk(int chunk) {
+  double x = 1.0 + chunk;
+  for (int i = 0; i < 2000; ++i) x = x * 1.0000001 + 0.5 / (x + i);
+  g_marker_sink = g_marker_sink + x;
+}
+void MarkerCost() {
+  for (int i = 0; i < 20000; ++i) {
+    TD_REGION_BEGIN("empty");
+    TD_REGION_END("empty");
+  }
+  constexpr int kChunks = 10000;
+  for (int c = 0; c < kChunks; ++c) WorkChunk(c);  // warm up
+  // CPU time, not wall time: what a busy machine's other processes do not change.
+  timespec start{}, end{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
+  for (int c = 0; c < kChunks; ++c) WorkChunk(c);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end);
+  std::printf("work_cpu_ns %lld\n", static_cast<long long>(end.tv_sec - start.tv_sec) * 1000000000LL +
+                                         (end.tv_nsec - start.tv_nsec));
+  TD_REGION_BEGIN("work");
+  for (int c = 0; c < kChunks; ++c) {
+    WorkChunk(c);
+    TD_REGION_BEGIN("tick");
+    TD_REGION_END("tick");
+  }
+  TD_REGION_END("work");
+}
+
 void Sleep50() {
   TD_REGION_BEGIN("sleep");
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -337,6 +370,7 @@ int main(int argc, char** argv) {
   else if (scenario == "mismatch") Mismatch();
   else if (scenario == "unterminated") Unterminated();
   else if (scenario == "sleep50") Sleep50();
+  else if (scenario == "marker_cost") MarkerCost();
   else if (scenario == "pagefaults") FirstTouch64MiB();
   else if (scenario == "fork") return Fork();
   else if (scenario == "after_finalize") AfterFinalize();

@@ -75,7 +75,16 @@ absl::StatusOr<td::DefinitionLibrary> LoadDefinitions() {
 // td's analysis settings; a --uarch flag wins over TD_UARCH.
 td::AnalysisSettings Settings(const std::string& uarch_flag = "") {
   return {Environment().metrics_dir, uarch_flag.empty() ? Environment().uarch : uarch_flag,
-          Environment().calibration_file};
+          Environment().calibration_file, Environment().compensate};
+}
+
+// A run file read for a report: with td's own marker cost taken out unless
+// TD_COMPENSATE=0, so every rendering (text, CSV, JSON, HTML) shows the same
+// values.
+absl::StatusOr<td::RunData> ReadRunForReport(const std::string& file) {
+  absl::StatusOr<td::RunData> run = td::ReadRunFile(file);
+  if (run.ok() && Environment().compensate) td::TakeOutMarkerCost(&*run);
+  return run;
 }
 
 // The report pipeline with td's settings.
@@ -143,7 +152,7 @@ int Compare(const Command& self, const Args& args) {
   runs.reserve(files.size());
   analyses.reserve(files.size());
   for (const auto& file : files) {
-    auto run = td::ReadRunFile(file);
+    auto run = ReadRunForReport(file);
     if (!run.ok()) return Fail(std::string(run.status().message()));
     runs.push_back(*std::move(run));
     auto analysis = pipeline.Analyze(runs.back());
@@ -472,7 +481,7 @@ int Report(const Command& self, const Args& args) {
   if (!level.empty() && (!absl::SimpleAtoi(level, &options.max_level) || options.max_level < 1)) {
     return Misuse("--level takes a number from 1 (Level 1) upwards, not \"" + level + "\"");
   }
-  auto run = td::ReadRunFile(files[0]);
+  auto run = ReadRunForReport(files[0]);
   if (!run.ok()) return Fail(run.status().message());
   auto analyzed = Pipeline(uarch).Analyze(*run);
   if (!analyzed.ok()) return Fail(analyzed.status().message());

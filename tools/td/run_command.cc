@@ -431,7 +431,7 @@ int RunCommand(const cli::Command& self, const cli::Args& args) {
   // has hardware counts.
   std::vector<std::string> errors;
   const Config config = ReadConfigFromEnvironment(&errors);
-  ReportPipeline pipeline({config.metrics_dir, config.uarch, config.calibration_file});
+  ReportPipeline pipeline({config.metrics_dir, config.uarch, config.calibration_file, config.compensate});
   std::string problem;
   const std::string text = pipeline.Text(merged->run, TextReportOptions{}, &problem);
   if (!problem.empty()) std::fprintf(stderr, "td run: %s\n", problem.c_str());

@@ -1,0 +1,104 @@
+// TakeOutMarkerCost (runtime/model/run_data.h): td's own cost per marker pair
+// taken out of a recorded run, and the cost kept in the run file.
+#include <string>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "runtime/model/run_data.h"
+#include "runtime/model/run_file.h"
+#include "tests/unit/sample_runs.h"
+
+namespace td {
+namespace {
+
+// Wall: 10 ns inside a region, 100 ns around it; task-clock (event 1): 20 and 200.
+MarkerCost SampleCost() {
+  MarkerCost cost;
+  cost.pairs = 500;
+  cost.inside_wall_ns = 10;
+  cost.around_wall_ns = 100;
+  cost.inside = {0, 20, 0, 0};
+  cost.around = {0, 200, 0, 0};
+  return cost;
+}
+
+// TwoThreadRun: "outer" (2 calls on thread 0, 1 on thread 1) holds "inner"
+// on thread 0 (4 calls, 3 of them recursive).
+TEST(MarkerCost, TakenOutPerCallAndPerPairInside) {
+  RunData run = sample_runs::TwoThreadRun();
+  run.marker_cost = SampleCost();
+  TakeOutMarkerCost(&run);
+  const RegionOnThread& outer = run.regions[0].threads[0];
+  // Its 2 calls × 10 inside, and the 4 pairs of "inner" run inside it × 110.
+  EXPECT_EQ(outer.wall_inclusive_ns, 2'000'000 - 460);
+  // Its 2 calls × 10, and its child's 1 outermost call × 100 around it.
+  EXPECT_EQ(outer.wall_exclusive_ns, 500'000 - 120);
+  EXPECT_EQ(outer.events[1].inclusive, 1'900'000u - 920);
+  EXPECT_EQ(outer.events[1].exclusive, 400'000u - 240);
+  EXPECT_EQ(outer.events[0].inclusive, 10u) << "page-faults cost nothing per pair";
+  const RegionOnThread& inner = run.regions[1].threads[0];
+  // 1 outermost call × 10, and its 3 recursive pairs × 110 inside it.
+  EXPECT_EQ(inner.wall_inclusive_ns, 1'500'000 - 340);
+  EXPECT_EQ(inner.wall_exclusive_ns, 1'500'000 - 340);
+  EXPECT_EQ(inner.events[1].inclusive, 1'500'000u - 680);
+  // Exclusive stays inclusive minus the children's inclusive.
+  EXPECT_EQ(outer.wall_exclusive_ns, outer.wall_inclusive_ns - inner.wall_inclusive_ns);
+  const RegionOnThread& unmeasured = run.regions[0].threads[1];
+  EXPECT_EQ(unmeasured.wall_inclusive_ns, 1'500'000 - 10);
+  EXPECT_TRUE(unmeasured.events.empty());
+  EXPECT_EQ(run.regions[0].threads[0].calls, 2u) << "calls are never touched";
+  ASSERT_TRUE(run.marker_cost->taken_out);
+  const RunData once = run;
+  TakeOutMarkerCost(&run);
+  EXPECT_EQ(RunToJson(run), RunToJson(once)) << "taken out once only";
+}
+
+TEST(MarkerCost, ValuesStopAtZeroAndRunsWithoutItStayAsTheyAre) {
+  RunData run = sample_runs::TwoThreadRun();
+  const RunData before = run;
+  TakeOutMarkerCost(&run);
+  EXPECT_EQ(RunToJson(run), RunToJson(before));
+  run.marker_cost = SampleCost();
+  run.marker_cost->inside_wall_ns = 1e12;
+  run.marker_cost->inside[1] = 1e12;
+  TakeOutMarkerCost(&run);
+  EXPECT_EQ(run.regions[1].threads[0].wall_inclusive_ns, 0);
+  EXPECT_EQ(run.regions[1].threads[0].events[1].exclusive, 0u);
+}
+
+TEST(MarkerCost, KeptInTheRunFileWithRawValues) {
+  RunData run = sample_runs::TwoThreadRun();
+  run.marker_cost = SampleCost();
+  const nlohmann::json j = nlohmann::json::parse(RunFileText(run));
+  ASSERT_TRUE(j.contains("marker_cost"));
+  EXPECT_EQ(j["marker_cost"]["inside"][1], 20.0);
+  EXPECT_EQ(j["marker_cost"]["around_wall_ns"], 100.0);
+  absl::StatusOr<RunData> back = RunFromJson(j);
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_TRUE(back->marker_cost);
+  EXPECT_EQ(back->marker_cost->pairs, 500u);
+  EXPECT_EQ(back->marker_cost->around, run.marker_cost->around);
+  EXPECT_FALSE(back->marker_cost->taken_out) << "a file holds raw values";
+  EXPECT_EQ(back->regions[0].threads[0].wall_inclusive_ns, 2'000'000);
+
+  nlohmann::json bad = j;
+  bad["marker_cost"]["inside"][1] = -1;
+  absl::StatusOr<RunData> negative = RunFromJson(bad);
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.status().message().find("marker_cost.inside[1]"), std::string::npos) << negative.status();
+  bad = j;
+  bad["marker_cost"]["around"] = nlohmann::json::array({1, 2});
+  absl::StatusOr<RunData> short_list = RunFromJson(bad);
+  ASSERT_FALSE(short_list.ok());
+  EXPECT_NE(short_list.status().message().find("marker_cost.around has 2 values; the run has 4 events"),
+            std::string::npos)
+      << short_list.status();
+  bad = j;
+  bad.erase("marker_cost");
+  absl::StatusOr<RunData> without = RunFromJson(bad);
+  ASSERT_TRUE(without.ok()) << "files from before it";
+  EXPECT_FALSE(without->marker_cost);
+}
+
+}  // namespace
+}  // namespace td
