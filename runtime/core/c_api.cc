@@ -176,8 +176,8 @@ int td_compat_region_reset(td_site* site) {
 long td_compat_setting(const char* name, char* buffer, size_t size) {
   if (name == nullptr) return -1;
   try {
-    std::vector<std::string> errors;  // the runtime reports them when it starts
-    const td::Config config = td::ReadConfigFromEnvironment(&errors);
+    // Its problems are the runtime's to report, when it starts.
+    const td::Config config = td::ReadConfigFromEnvironment().config;
     const std::string* value = nullptr;
     if (std::strcmp(name, "PAPI_EVENTS") == 0) {
       value = &config.papi_events;

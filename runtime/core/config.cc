@@ -110,8 +110,10 @@ bool ParseBool(const std::string& text, bool* value) {
   return false;
 }
 
-Config ReadConfig(const EnvLookup& env, std::vector<std::string>* errors) {
-  Config config;
+ConfigReading ReadConfig(const EnvLookup& env) {
+  ConfigReading reading;
+  Config& config = reading.config;
+  std::vector<std::string>* errors = &reading.problems;
   ReadBool(env, "TD_DISABLE", &config.disabled, errors);
   ReadBool(env, "TD_JSON", &config.write_json, errors);
   ReadBool(env, "TD_QUIET", &config.quiet, errors);
@@ -226,7 +228,7 @@ Config ReadConfig(const EnvLookup& env, std::vector<std::string>* errors) {
           raw));
     }
   }
-  return config;
+  return reading;
 }
 
 bool PrintsReports(const Config& config) {
@@ -242,8 +244,8 @@ bool PrintsReports(const Config& config) {
   return config.mpi->rank == 0;
 }
 
-Config ReadConfigFromEnvironment(std::vector<std::string>* errors) {
-  return ReadConfig([](const char* name) -> const char* { return std::getenv(name); }, errors);
+ConfigReading ReadConfigFromEnvironment() {
+  return ReadConfig([](const char* name) -> const char* { return std::getenv(name); });
 }
 
 const std::vector<Setting>& Settings() {

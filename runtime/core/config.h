@@ -70,17 +70,23 @@ struct Config {
 // Looks up one variable; returns nullptr when unset. Injected in tests.
 using EnvLookup = std::function<const char*(const char*)>;
 
-// Reads every variable of the table. A value that does not parse leaves the
-// default in place and adds one error line naming the variable, the value and
-// what is accepted.
-Config ReadConfig(const EnvLookup& env, std::vector<std::string>* errors);
+// A configuration and what was wrong in the variables it was read from.
+struct ConfigReading {
+  Config config;
+  // One line per value that did not parse, naming the variable, the value
+  // and what is accepted; that setting kept its default.
+  std::vector<std::string> problems;
+};
+
+// Reads every variable of the table.
+ConfigReading ReadConfig(const EnvLookup& env);
 
 // Whether this process prints its text report, notices and "wrote" lines:
 // outside MPI jobs always; in one, as TD_REPORT_RANKS says (rank 0 by default).
 bool PrintsReports(const Config& config);
 
 // ReadConfig of this process's environment: the one place td calls getenv.
-Config ReadConfigFromEnvironment(std::vector<std::string>* errors);
+ConfigReading ReadConfigFromEnvironment();
 
 // One row of the table: a variable, what it accepts, its default, and what
 // it does (Markdown: the docs' table is generated from these).

@@ -214,13 +214,13 @@ bool Runtime::EnsureStarted() {
 }
 
 void Runtime::Start() {
-  std::vector<std::string> errors;
-  config_ = ReadConfigFromEnvironment(&errors);
+  ConfigReading reading = ReadConfigFromEnvironment();
+  config_ = std::move(reading.config);
   // In an MPI job only the ranks that print reports print notices: a
   // thousand ranks saying the same thing bury the one line that matters.
   // Warnings and errors still come from every rank.
   SetQuiet(config_.quiet || !PrintsReports(config_));
-  for (auto& e : errors) ReportProblem(Severity::kError, std::move(e));
+  for (auto& e : reading.problems) ReportProblem(Severity::kError, std::move(e));
   if (config_.disabled) {
     SetState(RuntimeState::kOff);
     return;

@@ -83,7 +83,12 @@ void TakeOutMarkerCost(RunData* run_data) {
     }
   }
   const double pair_wall = cost.inside_wall_ns + cost.around_wall_ns;
-  for (size_t r = 0; r < out.regions.size(); ++r) {
+  std::vector<uint64_t> children_counts(num_events);
+  // Children first: a part's inclusive values are then raised to at least
+  // what its children keep, so that where the cost measured at exit is above
+  // what the run's pairs cost, a region with many pairs inside (which loses
+  // more) never shows less than the regions it contains.
+  for (size_t r = out.regions.size(); r-- > 0;) {
     std::vector<RegionOnThread>& parts = out.regions[r].threads;
     for (size_t p = 0; p < parts.size(); ++p) {
       RegionOnThread& t = parts[p];
@@ -97,13 +102,31 @@ void TakeOutMarkerCost(RunData* run_data) {
       t.wall_inclusive_ns = Less(t.wall_inclusive_ns, own * cost.inside_wall_ns + inner * pair_wall);
       t.wall_exclusive_ns = Less(t.wall_exclusive_ns, own * cost.inside_wall_ns + children * cost.around_wall_ns +
                                                           static_cast<double>(recursive) * pair_wall);
-      if (!counted || t.events.size() != num_events) continue;
-      for (size_t e = 0; e < num_events; ++e) {
-        const double pair = cost.inside[e] + cost.around[e];
-        t.events[e].inclusive = Less(t.events[e].inclusive, own * cost.inside[e] + inner * pair);
-        t.events[e].exclusive = Less(t.events[e].exclusive, own * cost.inside[e] + children * cost.around[e] +
-                                                                static_cast<double>(recursive) * pair);
+      const bool measured = counted && t.events.size() == num_events;
+      if (measured) {
+        for (size_t e = 0; e < num_events; ++e) {
+          const double pair = cost.inside[e] + cost.around[e];
+          t.events[e].inclusive = Less(t.events[e].inclusive, own * cost.inside[e] + inner * pair);
+          t.events[e].exclusive = Less(t.events[e].exclusive, own * cost.inside[e] + children * cost.around[e] +
+                                                                  static_cast<double>(recursive) * pair);
+        }
       }
+      int64_t children_wall = 0;
+      std::fill(children_counts.begin(), children_counts.end(), 0);
+      for (const int child : out.regions[r].children) {
+        const int q = t.thread < num_threads ? part_of[static_cast<size_t>(child)][t.thread] : -1;
+        if (q < 0) continue;
+        const RegionOnThread& c = out.regions[static_cast<size_t>(child)].threads[static_cast<size_t>(q)];
+        children_wall += c.wall_inclusive_ns;
+        if (!measured || c.events.size() != num_events) continue;
+        for (size_t e = 0; e < num_events; ++e) children_counts[e] += c.events[e].inclusive;
+      }
+      if (measured) {
+        for (size_t e = 0; e < num_events; ++e) {
+          t.events[e].inclusive = std::max(t.events[e].inclusive, children_counts[e]);
+        }
+      }
+      t.wall_inclusive_ns = std::max(t.wall_inclusive_ns, children_wall);
     }
   }
   out.marker_cost->taken_out = true;

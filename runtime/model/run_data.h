@@ -138,7 +138,9 @@ RegionTotals Totals(const Region& region, size_t num_events);
 // calls, recursive activations included) × (inside + around); its exclusive
 // values lose c × inside plus its direct children's calls × around, so
 // exclusive stays inclusive minus the children's inclusive. Values stop at
-// 0. Nothing changes without marker_cost or when it was taken out already.
+// 0, and inclusive values are raised to at least the sum of the children's on
+// the same thread. Nothing changes without marker_cost or when it was taken
+// out already.
 void TakeOutMarkerCost(RunData* run);
 
 }  // namespace td

@@ -66,6 +66,25 @@ TEST(MarkerCost, ValuesStopAtZeroAndRunsWithoutItStayAsTheyAre) {
   EXPECT_EQ(run.regions[1].threads[0].events[1].exclusive, 0u);
 }
 
+// A cost measured at exit above what the run's pairs cost takes more from a
+// region with many pairs inside than from those pairs' regions: the outer
+// region still never shows less than what it contains.
+TEST(MarkerCost, AnOverestimateNeverLeavesAParentBelowItsChildren) {
+  RunData run = sample_runs::TwoThreadRun();
+  run.marker_cost = SampleCost();
+  // A pair "costs" 499,995 ns of wall and 450,000 ns of task-clock.
+  run.marker_cost->around_wall_ns = 499'985;
+  run.marker_cost->around[1] = 449'980;
+  TakeOutMarkerCost(&run);
+  const RegionOnThread& outer = run.regions[0].threads[0];
+  const RegionOnThread& inner = run.regions[1].threads[0];
+  EXPECT_EQ(inner.wall_inclusive_ns, 1'500'000 - 10 - 3 * 499'995);
+  EXPECT_EQ(outer.wall_inclusive_ns, 5) << "2,000,000 - 20 - 4 x 499,995 = 0, raised to its child's 5";
+  EXPECT_EQ(inner.events[1].inclusive, 1'500'000u - 20 - 3 * 450'000);
+  EXPECT_EQ(outer.events[1].inclusive, inner.events[1].inclusive) << "99,960, raised to its child's 149,980";
+  EXPECT_EQ(outer.events[0].inclusive, 10u) << "page-faults untouched";
+}
+
 TEST(MarkerCost, KeptInTheRunFileWithRawValues) {
   RunData run = sample_runs::TwoThreadRun();
   run.marker_cost = SampleCost();

@@ -62,8 +62,7 @@ using td::cli::WrongOperands;
 // (each run says them); the tool only uses the values.
 const td::Config& Environment() {
   static const td::Config* config = [] {
-    std::vector<std::string> ignored;
-    return new td::Config(td::ReadConfigFromEnvironment(&ignored));
+    return new td::Config(td::ReadConfigFromEnvironment().config);
   }();
   return *config;
 }
@@ -259,8 +258,7 @@ int ConfigCommand(const Command& self, const Args& args) {
     return 0;
   }
   std::fputs(td::DescribeEnvironment().c_str(), stdout);
-  std::vector<std::string> errors;
-  td::ReadConfigFromEnvironment(&errors);
+  const std::vector<std::string> errors = td::ReadConfigFromEnvironment().problems;
   for (const std::string& e : errors) std::printf("error: %s\n", td::Printable(e).c_str());
   return errors.empty() ? 0 : 1;
 }

@@ -57,8 +57,8 @@ PassPlan PlanHardwareGroups() {
     plan.why_one = "no hardware counters (" + availability.hardware_reason + "): one pass measures all there is";
     return plan;
   }
-  std::vector<std::string> errors;  // TD_* mistakes: each pass's runtime reports them
-  const Config config = ReadConfigFromEnvironment(&errors);
+  // TD_* mistakes: each pass's runtime reports them.
+  const Config config = ReadConfigFromEnvironment().config;
   const EventSelection selection = SelectForThisMachine(config.events, config.level, availability, 1, 1, config.memory,
                                                         config.uarch, config.metrics_dir);
   if (!selection.errors.empty()) plan.why_one = selection.errors.front();
@@ -86,8 +86,7 @@ int ChoosePasses(int asked) {
 
 // Where an automatic output name goes: where the runtime itself writes.
 std::string OutputDirectory() {
-  std::vector<std::string> errors;  // each pass's runtime reports them
-  return ReadConfigFromEnvironment(&errors).json_dir;
+  return ReadConfigFromEnvironment().config.json_dir;  // each pass's runtime reports its problems
 }
 
 // The merged recording must be writable where it is going. Checked before
@@ -199,8 +198,8 @@ absl::StatusOr<RunData> RunPass(const std::vector<std::string>& program, int k, 
 // Every pass in a scratch folder of its own, removed afterwards.
 absl::StatusOr<std::vector<RunData>> RunPasses(const std::vector<std::string>& program, int passes,
                                                const std::string& preload) {
-  std::vector<std::string> errors;  // each pass's runtime reports them
-  std::string scratch = ReadConfigFromEnvironment(&errors).tmpdir + "/td-run-XXXXXX";
+  // Each pass's runtime reports the settings' problems.
+  std::string scratch = ReadConfigFromEnvironment().config.tmpdir + "/td-run-XXXXXX";
   if (mkdtemp(scratch.data()) == nullptr) {
     return absl::FailedPreconditionError(
         absl::StrFormat("cannot create a scratch directory %s: %s", scratch, std::strerror(errno)));
@@ -240,8 +239,7 @@ std::string InheritedVariable(const char* name) {
 // not once per rank, where the runtime prints its notices (rank 0 unless
 // TD_REPORT_RANKS says otherwise). Warnings go out on every rank.
 bool PrintsNotes() {
-  std::vector<std::string> errors;  // the program's runtime reports them
-  return PrintsReports(ReadConfigFromEnvironment(&errors));
+  return PrintsReports(ReadConfigFromEnvironment().config);  // the program's runtime reports its problems
 }
 
 // What td run preloads into the program.
@@ -429,8 +427,7 @@ int RunCommand(const cli::Command& self, const cli::Args& args) {
   std::fprintf(stderr, "td run: wrote %s (td report %s --html for a page)\n", out_path.c_str(), out_path.c_str());
   // The same report `td report` prints: with the Top-Down trees when the run
   // has hardware counts.
-  std::vector<std::string> errors;
-  const Config config = ReadConfigFromEnvironment(&errors);
+  const Config config = ReadConfigFromEnvironment().config;
   ReportPipeline pipeline({config.metrics_dir, config.uarch, config.calibration_file, config.compensate});
   std::string problem;
   const std::string text = pipeline.Text(merged->run, TextReportOptions{}, &problem);
