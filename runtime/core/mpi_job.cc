@@ -67,14 +67,18 @@ int Runtime::MpiBegin(int rank, int size) {
       WriteTextReport(job.data);
       job.text_printed = true;
     }
+    // The job table holds what the rank's report shows: td's marker cost out
+    // (TD_COMPENSATE); job.data keeps raw values for the rank's own files.
+    RunData shown = job.data;
+    if (config_.compensate) TakeOutMarkerCost(&shown);
     std::optional<RunAnalysis> analysis;
-    if (HasHardwareCounts(job.data)) {
+    if (HasHardwareCounts(shown)) {
       ReportPipeline pipeline({config_.metrics_dir, config_.uarch, config_.calibration_file, config_.compensate});
-      if (auto analyzed = pipeline.Analyze(job.data); analyzed.ok()) analysis = *std::move(analyzed);
+      if (auto analyzed = pipeline.Analyze(shown); analyzed.ok()) analysis = *std::move(analyzed);
     }
     const bool per_rank = config_.mpi_rank_rows == MpiRankRows::kKeep ||
                           (config_.mpi_rank_rows == MpiRankRows::kAuto && size <= kMpiRankRowsAutoLimit);
-    absl::StatusOr<JobTable> table = RankJobTable(job.data, analysis ? &*analysis : nullptr, per_rank);
+    absl::StatusOr<JobTable> table = RankJobTable(shown, analysis ? &*analysis : nullptr, per_rank);
     if (!table.ok()) {
       Announce(Severity::kError, absl::StrFormat("MPI job file: rank %d: %s; writing this rank's own files", rank,
                                                  table.status().message()));

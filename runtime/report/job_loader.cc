@@ -90,6 +90,8 @@ void LoadOne(const std::string& file, ReportPipeline* pipeline, Loaded* out) {
     run = *std::move(decoded);
   }
   text = std::string();
+  // The rank's times and counts as its own report shows them: td's marker cost out.
+  if (pipeline->settings().compensate) TakeOutMarkerCost(&*run);
   absl::StatusOr<RunAnalysis> analysis = pipeline->Analyze(*run);
   if (!analysis.ok()) {
     out->status = analysis.status();

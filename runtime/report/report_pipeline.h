@@ -27,6 +27,8 @@ class ReportPipeline {
  public:
   explicit ReportPipeline(AnalysisSettings settings) : settings_(std::move(settings)) {}
 
+  const AnalysisSettings& settings() const { return settings_; }
+
   // The definitions, loaded on first use and kept; the error names the file.
   absl::StatusOr<const DefinitionLibrary*> Definitions();
 
