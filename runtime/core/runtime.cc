@@ -57,6 +57,19 @@ namespace {
 
 // The calling thread's counter groups (none when the layout has no events),
 // or why they could not be opened.
+// OpenMP's own answers where the program runs on an OpenMP runtime (libgomp,
+// libomp: both define these), without td linking one: weak references are
+// null in a program without OpenMP.
+extern "C" int omp_get_thread_num(void) __attribute__((weak));
+extern "C" int omp_get_level(void) __attribute__((weak));
+
+// This thread's number in its OpenMP team, or -1 outside a parallel region
+// (where every thread, OpenMP's or not, would answer 0) or without OpenMP.
+int OpenMpThreadNumber() {
+  if (omp_get_thread_num == nullptr || omp_get_level == nullptr || omp_get_level() < 1) return -1;
+  return omp_get_thread_num();
+}
+
 struct ThreadCountersOrError {
   std::unique_ptr<ThreadCounters> counters;
   std::string error;
@@ -372,6 +385,7 @@ ThreadState* Runtime::AttachThisThread() {
   threads_.push_back(std::make_unique<ThreadState>(index, tid, std::move(counters),
                                                    backend_->layout().words, error, &regions_));
   if (config_.trace) threads_.back()->EnableTrace(config_.trace_events);
+  threads_.back()->set_openmp_thread(OpenMpThreadNumber());
   t_thread_state = threads_.back().get();
   pthread_setspecific(g_exit_key, t_thread_state);
   return t_thread_state;

@@ -42,6 +42,7 @@ void MergeThreads(const std::vector<const ThreadState*>& threads,
     info.index = thread->index();
     info.tid = thread->tid();
     info.exited_before_finalize = thread->retired();
+    info.openmp_thread = thread->openmp_thread();
     info.counters_measured = thread->counters_measured();
     info.counters_error = thread->counters_error();
     if (thread->read_failures() != 0) {

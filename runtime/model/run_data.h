@@ -43,6 +43,7 @@ struct ThreadInfo {
   bool exited_before_finalize = false;
   bool counters_measured = false;
   std::string counters_error;  // why not, when not measured
+  int openmp_thread = -1;      // its number in the OpenMP team it first used a marker in; -1: not known
 };
 
 // Counter deltas of one event in one region on one thread.

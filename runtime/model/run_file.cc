@@ -270,11 +270,13 @@ json RunWithoutRegionsToJson(const RunData& data) {
   j["groups"] = std::move(groups);
   j["threads"] = json::array();
   for (const ThreadInfo& t : data.threads) {
-    j["threads"].push_back({{"index", t.index},
-                            {"tid", t.tid},
-                            {"exited_before_finalize", t.exited_before_finalize},
-                            {"counters_measured", t.counters_measured},
-                            {"counters_error", Text(t.counters_error)}});
+    json thread = {{"index", t.index},
+                   {"tid", t.tid},
+                   {"exited_before_finalize", t.exited_before_finalize},
+                   {"counters_measured", t.counters_measured},
+                   {"counters_error", Text(t.counters_error)}};
+    if (t.openmp_thread >= 0) thread["openmp_thread"] = t.openmp_thread;
+    j["threads"].push_back(std::move(thread));
   }
   j["diagnostics"] = json::array();
   for (const Diagnostic& d : data.diagnostics) {

@@ -423,6 +423,8 @@ absl::StatusOr<RunData> DecodeRun(const json& j) {
     TD_RETURN_IF_ERROR(Get(thread, "exited_before_finalize", &t.exited_before_finalize, w));
     TD_RETURN_IF_ERROR(Get(thread, "counters_measured", &t.counters_measured, w));
     TD_RETURN_IF_ERROR(GetBytes(thread, "counters_error", &t.counters_error, w));
+    TD_RETURN_IF_ERROR(json_fields::GetOptionalInteger(thread, "openmp_thread", -1, &t.openmp_thread, w, -1,
+                                                       std::numeric_limits<int>::max()));
     data.threads.push_back(t);
   }
   const json* regions = nullptr;

@@ -118,6 +118,10 @@ class ThreadState {
   uint32_t index() const { return index_; }
   int64_t tid() const { return tid_; }
   bool retired() const { return retired_; }
+  // The thread's number in the OpenMP team it was in at its first marker; -1
+  // outside a parallel region or without OpenMP.
+  int openmp_thread() const { return openmp_thread_; }
+  void set_openmp_thread(int number) { openmp_thread_ = number; }
   bool counters_measured() const { return words_ != 0 && read_failures_ == 0; }
   const std::string& counters_error() const { return counters_error_; }
   uint64_t read_failures() const { return read_failures_; }
@@ -191,6 +195,7 @@ class ThreadState {
   std::string counters_error_;
   RegionRegistry* registry_;
   bool retired_ = false;
+  int openmp_thread_ = -1;
   uint64_t read_failures_ = 0;
 
   std::vector<NodeStats> nodes_;

@@ -218,6 +218,45 @@ std::vector<bool> ShownRegions(const RunData& data, const TextReportOptions& opt
   return shown;
 }
 
+// A thread's name in the report: its index, and its OpenMP number where known.
+std::string ThreadLabel(const RunData& data, uint32_t thread) {
+  const int openmp = thread < data.threads.size() ? data.threads[thread].openmp_thread : -1;
+  return openmp >= 0 ? absl::StrFormat("thread %d (OpenMP %d)", thread, openmp) : absl::StrFormat("thread %d", thread);
+}
+
+// The shown regions that ran on more than one thread (an OpenMP team's, or
+// any threads'), with the spread of their wall time: min, mean, max over the
+// threads, imbalance = max / mean, and the slowest thread, as the job view
+// does for ranks. Empty when no such region is shown.
+std::string FormatAcrossThreads(const RunData& data, const std::vector<bool>& shown) {
+  std::string rows;
+  for (size_t r = 0; r < data.regions.size(); ++r) {
+    const Region& region = data.regions[r];
+    if (!shown[r] || region.threads.size() < 2) continue;
+    int64_t min = INT64_MAX, max = -1;
+    double sum = 0;
+    uint32_t slowest = 0;
+    for (const RegionOnThread& t : region.threads) {
+      min = std::min(min, t.wall_inclusive_ns);
+      if (t.wall_inclusive_ns > max) {
+        max = t.wall_inclusive_ns;
+        slowest = t.thread;
+      }
+      sum += static_cast<double>(t.wall_inclusive_ns);
+    }
+    const double mean = sum / static_cast<double>(region.threads.size());
+    absl::StrAppendFormat(&rows, "  %-24s %7d %10s %10s %10s %9s  %s\n", Printable(region.path), region.threads.size(),
+                          HumanDuration(min), HumanDuration(static_cast<int64_t>(mean + 0.5)), HumanDuration(max),
+                          mean > 0 ? absl::StrFormat("%.2f", static_cast<double>(max) / mean) : "—",
+                          ThreadLabel(data, slowest));
+  }
+  if (rows.empty()) return "";
+  return absl::StrFormat("\nacross threads (imbalance = the slowest thread's wall time / the mean over the threads "
+                         "that ran the region):\n  %-24s %7s %10s %10s %10s %9s  %s\n",
+                         "region", "threads", "wall min", "wall mean", "wall max", "imbalance", "slowest") +
+         rows;
+}
+
 // One line: what td took out of every region per marker pair, and how to
 // see the raw values.
 std::string MarkerCostLine(const RunData& data) {
@@ -297,12 +336,14 @@ std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
     absl::StrAppendFormat(&out, "per-thread rows of the %d threads left out: `td report --all --threads` shows them\n",
                           data.threads.size());
   }
+  out += FormatAcrossThreads(data, shown);
   out += FormatCounterSection(data, options);
   if (analysis != nullptr) out += FormatTopDownSection(data, *analysis, options);
   if (data.threads.size() > 1) {
     out += "\nthreads:";
     for (const ThreadInfo& t : data.threads) {
-      absl::StrAppendFormat(&out, " %d=tid %d%s", t.index, t.tid,
+      absl::StrAppendFormat(&out, " %d=tid %d%s%s", t.index, t.tid,
+                            t.openmp_thread >= 0 ? absl::StrFormat(" (OpenMP %d)", t.openmp_thread) : "",
                             t.exited_before_finalize ? " (exited early)" : "");
     }
     out += '\n';

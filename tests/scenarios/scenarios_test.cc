@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -103,6 +104,13 @@ TEST(Scenario, OpenMpThreadsAreFoldedAtFinalize) {
   const auto& work = Region(report, "omp_work");
   EXPECT_EQ(work.at("threads").size(), 4u);
   EXPECT_EQ(SumOverThreads(work, "calls"), 200);
+  // Each thread is labelled with its number in the team (read from the
+  // program's OpenMP runtime at its first marker, inside the parallel region).
+  std::set<int> numbers;
+  for (const auto& t : report.at("threads")) numbers.insert(t.value("openmp_thread", -1));
+  EXPECT_EQ(numbers, (std::set<int>{0, 1, 2, 3}));
+  EXPECT_NE(run.err.find("across threads (imbalance"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("  omp_work                       4 "), std::string::npos) << run.err;
 }
 
 TEST(Scenario, AThreadThatExitsEarlyKeepsItsData) {

@@ -90,6 +90,22 @@ TEST(JsonReport, ReadsSchemaOneFiles) {
   EXPECT_NE(bad.status().message().find("regions[0].threads[0]"), std::string::npos) << bad.status();
 }
 
+TEST(JsonReport, OpenMpThreadNumbersRoundTripAndAreChecked) {
+  RunData data = TwoThreadRun();
+  data.threads[1].openmp_thread = 3;
+  nlohmann::json j = RunToJson(data);
+  EXPECT_FALSE(j["threads"][0].contains("openmp_thread")) << "not known: not written";
+  EXPECT_EQ(j["threads"][1]["openmp_thread"], 3);
+  absl::StatusOr<RunData> back = RunFromJson(j);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->threads[0].openmp_thread, -1);
+  EXPECT_EQ(back->threads[1].openmp_thread, 3);
+  j["threads"][1]["openmp_thread"] = -7;
+  absl::StatusOr<RunData> bad = RunFromJson(j);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("threads[1].openmp_thread"), std::string::npos) << bad.status();
+}
+
 TEST(JsonReport, ErrorsNameTheField) {
   nlohmann::json j = RunToJson(TwoThreadRun());
   j["regions"][1]["threads"][0].erase("calls");

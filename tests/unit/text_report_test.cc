@@ -115,6 +115,26 @@ TEST(TextReport, ShowsTreeThreadsAndNotMeasured) {
   EXPECT_NE(text.find("0.95"), std::string::npos) << text;
 }
 
+// A region run by several threads (an OpenMP team's) gets its spread over
+// them, as the job view gives ranks': "outer" ran 2.00 ms on thread 0 and
+// 1.50 ms on thread 1 (OpenMP 1).
+TEST(TextReport, RegionsOnSeveralThreadsShowTheirSpread) {
+  RunData data = TwoThreadRun();
+  data.threads[1].openmp_thread = 1;
+  data.regions[0].threads[1].wall_inclusive_ns = 2'500'000;  // thread 1 the slowest now
+  const std::string text = FormatTextReport(data);
+  const size_t at = text.find("\nacross threads (imbalance = the slowest thread's wall time / the mean");
+  ASSERT_NE(at, std::string::npos) << text;
+  const std::string section = text.substr(at, text.find("\n\n", at + 1) - at);
+  EXPECT_NE(section.find("outer"), std::string::npos) << section;
+  EXPECT_NE(section.find("2.00 ms    2.25 ms    2.50 ms      1.11  thread 1 (OpenMP 1)"), std::string::npos) << section;
+  EXPECT_EQ(section.find("inner"), std::string::npos) << "inner ran on one thread:\n" << section;
+  EXPECT_NE(text.find("1=tid 101 (OpenMP 1) (exited early)"), std::string::npos) << text;
+  RunData one = TwoThreadRun();
+  one.regions[0].threads.pop_back();
+  EXPECT_EQ(FormatTextReport(one).find("across threads"), std::string::npos) << "no region on several threads";
+}
+
 TEST(TextReport, Formatting) {
   EXPECT_EQ(HumanDuration(999), "999 ns");
   EXPECT_EQ(HumanDuration(12'345), "12.3 µs");
