@@ -344,7 +344,8 @@ nlohmann::json JobViewToJson(const JobView& view) {
 
 std::string JobViewJsonText(const JobView& view) {
   // The view without its regions, then each region dumped on its own and
-  // indented to where nlohmann puts it (two levels deep), as RunFileText does.
+  // indented to where nlohmann puts it (two levels deep): the same text as
+  // dumping the whole view, without ever holding all of it as one tree.
   std::string text = DumpJson(ViewWithoutRegionsJson(view), 1);
   static constexpr std::string_view kEmpty = "\n \"regions\": []";
   const size_t at = text.find(kEmpty);
