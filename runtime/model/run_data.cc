@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace td {
@@ -38,9 +39,20 @@ namespace {
 // not move, such as page faults) leaves the value exact.
 template <typename Value>
 Value Less(Value value, double loss) {
-  if (loss <= 0) return value;
+  if (!(loss > 0)) return value;
   const double left = static_cast<double>(value) - loss;
-  return left <= 0 ? Value{0} : static_cast<Value>(left + 0.5);
+  if (left <= 0) return Value{0};
+  // Near the top of the type a double rounds up past it: keep the value (a
+  // loss that small against it changes nothing a report shows).
+  if (left + 0.5 >= static_cast<double>(std::numeric_limits<Value>::max())) return value;
+  return static_cast<Value>(left + 0.5);
+}
+
+// a + b, stopping at the type's largest value (files may hold counts up to it).
+template <typename Value>
+Value SaturatingAdd(Value a, Value b) {
+  Value sum;
+  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<Value>::max() : sum;
 }
 
 }  // namespace
@@ -77,8 +89,9 @@ void TakeOutMarkerCost(RunData* run_data) {
         const int q = part_of[static_cast<size_t>(child)][thread];
         if (q < 0) continue;
         const RegionOnThread& c = run.regions[static_cast<size_t>(child)].threads[static_cast<size_t>(q)];
-        inside_pairs[r][p] += c.calls + inside_pairs[static_cast<size_t>(child)][static_cast<size_t>(q)];
-        child_calls[r][p] += c.calls - std::min(c.recursive_calls, c.calls);
+        inside_pairs[r][p] = SaturatingAdd(
+            inside_pairs[r][p], SaturatingAdd(c.calls, inside_pairs[static_cast<size_t>(child)][static_cast<size_t>(q)]));
+        child_calls[r][p] = SaturatingAdd(child_calls[r][p], c.calls - std::min(c.recursive_calls, c.calls));
       }
     }
   }
@@ -97,7 +110,7 @@ void TakeOutMarkerCost(RunData* run_data) {
       if (p + 1 < parts.size() && !parts[p + 1].events.empty()) __builtin_prefetch(parts[p + 1].events.data(), 1);
       const uint64_t recursive = std::min(t.recursive_calls, t.calls);
       const auto own = static_cast<double>(t.calls - recursive);
-      const auto inner = static_cast<double>(inside_pairs[r][p] + recursive);
+      const auto inner = static_cast<double>(SaturatingAdd(inside_pairs[r][p], recursive));
       const auto children = static_cast<double>(child_calls[r][p]);
       t.wall_inclusive_ns = Less(t.wall_inclusive_ns, own * cost.inside_wall_ns + inner * pair_wall);
       t.wall_exclusive_ns = Less(t.wall_exclusive_ns, own * cost.inside_wall_ns + children * cost.around_wall_ns +
@@ -117,9 +130,9 @@ void TakeOutMarkerCost(RunData* run_data) {
         const int q = t.thread < num_threads ? part_of[static_cast<size_t>(child)][t.thread] : -1;
         if (q < 0) continue;
         const RegionOnThread& c = out.regions[static_cast<size_t>(child)].threads[static_cast<size_t>(q)];
-        children_wall += c.wall_inclusive_ns;
+        children_wall = SaturatingAdd(children_wall, c.wall_inclusive_ns);
         if (!measured || c.events.size() != num_events) continue;
-        for (size_t e = 0; e < num_events; ++e) children_counts[e] += c.events[e].inclusive;
+        for (size_t e = 0; e < num_events; ++e) children_counts[e] = SaturatingAdd(children_counts[e], c.events[e].inclusive);
       }
       if (measured) {
         for (size_t e = 0; e < num_events; ++e) {

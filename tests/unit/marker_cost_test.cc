@@ -1,5 +1,7 @@
 // TakeOutMarkerCost (runtime/model/run_data.h): td's own cost per marker pair
 // taken out of a recorded run, and the cost kept in the run file.
+#include <cstdint>
+#include <limits>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -83,6 +85,32 @@ TEST(MarkerCost, AnOverestimateNeverLeavesAParentBelowItsChildren) {
   EXPECT_EQ(inner.events[1].inclusive, 1'500'000u - 20 - 3 * 450'000);
   EXPECT_EQ(outer.events[1].inclusive, inner.events[1].inclusive) << "99,960, raised to its child's 149,980";
   EXPECT_EQ(outer.events[0].inclusive, 10u) << "page-faults untouched";
+}
+
+// Counts up to 2^64 − 1 are valid in a file: taking the cost out of them
+// neither wraps nor converts out of range (UBSan checks both here).
+TEST(MarkerCost, CountsAtTheTopOfTheRangeStayInRange) {
+  RunData run = sample_runs::TwoThreadRun();
+  run.marker_cost = SampleCost();
+  for (Region& region : run.regions) {
+    for (RegionOnThread& part : region.threads) {
+      part.wall_inclusive_ns = std::numeric_limits<int64_t>::max();
+      part.calls = std::numeric_limits<uint64_t>::max();
+      for (EventDelta& d : part.events) d = {std::numeric_limits<uint64_t>::max(), std::numeric_limits<uint64_t>::max()};
+    }
+  }
+  TakeOutMarkerCost(&run);
+  // 2^64 − 1 calls × 10 ns and more is more than any value: 0, not a wrapped remainder.
+  const RegionOnThread& outer = run.regions[0].threads[0];
+  EXPECT_EQ(outer.wall_inclusive_ns, 0);
+  EXPECT_EQ(outer.events[1].inclusive, 0u);
+  EXPECT_EQ(outer.events[0].inclusive, std::numeric_limits<uint64_t>::max()) << "page-faults: no cost, untouched";
+  // A loss too small to move a value that large leaves it as it is.
+  RunData one_call = sample_runs::TwoThreadRun();
+  one_call.marker_cost = SampleCost();
+  one_call.regions[1].threads[0].events[1].inclusive = std::numeric_limits<uint64_t>::max();
+  TakeOutMarkerCost(&one_call);
+  EXPECT_EQ(one_call.regions[1].threads[0].events[1].inclusive, std::numeric_limits<uint64_t>::max());
 }
 
 TEST(MarkerCost, KeptInTheRunFileWithRawValues) {
