@@ -57,16 +57,22 @@ namespace {
 
 // The calling thread's counter groups (none when the layout has no events),
 // or why they could not be opened.
-// OpenMP's own answers where the program runs on an OpenMP runtime (libgomp,
-// libomp: both define these), without td linking one: weak references are
-// null in a program without OpenMP.
+// OpenMP's own answers where the program runs on GCC's OpenMP runtime,
+// without td linking one: weak references are null in a program without
+// OpenMP. LLVM's libomp (told apart by its own entry point) is not asked: it
+// initialises itself on the first call, allocating and registering fork
+// handlers, which td must not do to a program that has not started OpenMP;
+// libgomp's two answers only read the calling thread's state.
 extern "C" int omp_get_thread_num(void) __attribute__((weak));
 extern "C" int omp_get_level(void) __attribute__((weak));
+extern "C" int __kmpc_global_thread_num(void*) __attribute__((weak));
 
 // This thread's number in its OpenMP team, or -1 outside a parallel region
-// (where every thread, OpenMP's or not, would answer 0) or without OpenMP.
+// (where every thread, OpenMP's or not, would answer 0), without OpenMP, or
+// on libomp.
 int OpenMpThreadNumber() {
-  if (omp_get_thread_num == nullptr || omp_get_level == nullptr || omp_get_level() < 1) return -1;
+  if (omp_get_thread_num == nullptr || omp_get_level == nullptr || __kmpc_global_thread_num != nullptr) return -1;
+  if (omp_get_level() < 1) return -1;
   return omp_get_thread_num();
 }
 
