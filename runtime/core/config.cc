@@ -120,6 +120,8 @@ ConfigReading ReadConfig(const EnvLookup& env) {
   ReadBool(env, "TD_TRACE", &config.trace, errors);
   ReadBool(env, "TD_COMPENSATE", &config.compensate, errors);
   ReadBool(env, "TD_RDPMC", &config.rdpmc, errors);
+  ReadCount(env, "TD_SAMPLE", 1, size_t{1} << 20, "N: times and counts read on one call in N", &config.sample_every,
+            errors);
   ReadCount(env, "TD_TRACE_EVENTS", 16, size_t{1} << 26, "a number of events per thread", &config.trace_events,
             errors);
   ReadBool(env, "TD_SIGNALS", &config.signals, errors);
@@ -175,6 +177,17 @@ ConfigReading ReadConfig(const EnvLookup& env) {
     } else {
       errors->push_back(absl::StrFormat(
           "TD_MEMORY=\"%s\" is not understood; accepted: auto, socket, estimate, off; using auto", raw));
+    }
+  }
+  if (const char* raw = env("TD_SOFTWARE_EVENTS")) {
+    const std::string m = Lowercase(raw);
+    if (m == "auto" || m.empty()) {
+      config.all_software_events = false;
+    } else if (m == "all") {
+      config.all_software_events = true;
+    } else {
+      errors->push_back(
+          absl::StrFormat("TD_SOFTWARE_EVENTS=\"%s\" is not understood; accepted: auto, all; using auto", raw));
     }
   }
   if (const char* out = env("TD_OUTPUT")) config.text_output = out;
@@ -273,6 +286,11 @@ const std::vector<Setting>& Settings() {
       {"TD_RDPMC", "boolean", "1",
        "read hardware groups in user space (rdpmc) at markers, falling back to `read()` whenever the kernel's page "
        "says so"},
+      {"TD_SOFTWARE_EVENTS", "`auto`, `all`", "`auto`",
+       "`auto`: where hardware groups are counted, task-clock is their time enabled and page faults, context "
+       "switches and CPU migrations are not counted, so that markers read no software group (no syscall per marker "
+       "with rdpmc); without a PMU the software group is all there is. `all`: count the software group as well, one "
+       "`read()` per marker"},
       {"TD_PASS", "`k/n`", "—", "set by `td run`: this run counts the hardware groups g with g mod n = k − 1"},
       {"TD_BACKEND", "`perf`, `papi`, `none`, `replay:FILE`", "`perf`",
        "`papi` counts `TD_EVENTS` (PAPI names; default PAPI_TOT_CYC, PAPI_TOT_INS) through PAPI event sets, and "
@@ -288,6 +306,11 @@ const std::vector<Setting>& Settings() {
        "take td's own cost per marker pair, measured at exit, out of every region's times and counts in the "
        "reports (`td report` too); the JSON keeps the raw values and the cost (`marker_cost`); `0` reports raw "
        "values ([performance.md](performance.md#tds-cost-inside-what-it-reports))"},
+      {"TD_SAMPLE", "1 … 1048576", "1",
+       "read times and counters on one call in N of each region on each thread (the first, the N+1st, …) and scale "
+       "them to all calls, which stay counted exactly; an unread pair costs a few ns instead of the reads. Every "
+       "report says so. Off while `TD_TRACE` records a timeline ([performance.md](performance.md#sparse-"
+       "measurement-td_sample))"},
       {"TD_TRACE", "boolean", "0",
        "also record a timeline: every begin and end with the thread's counter values, written to "
        "`td-<program>-<pid>.trace.json` (Chrome trace format; open in Perfetto or chrome://tracing)"},

@@ -45,7 +45,12 @@ struct Config {
   bool quiet = false;             // TD_QUIET: no notices on stderr (errors still print)
   bool trace = false;             // TD_TRACE: record a timeline of begin/end events
   bool compensate = true;         // TD_COMPENSATE: take td's own marker cost out of the reports
+  size_t sample_every = 1;        // TD_SAMPLE: read times and counts on one call in N per region
   bool rdpmc = true;              // TD_RDPMC: read hardware groups in user space when allowed
+  // TD_SOFTWARE_EVENTS=all: keep the software group (page faults, context
+  // switches, migrations; one read() per marker) where hardware groups are
+  // read too. Default (auto): task-clock from a hardware group's time enabled.
+  bool all_software_events = false;
   size_t trace_events = 16384;    // TD_TRACE_EVENTS: ring capacity per thread
   size_t trace_memory_mb = 512;   // TD_TRACE_MEMORY: all threads' rings together, MiB
   size_t report_regions = 30;     // TD_REPORT_REGIONS: regions the text report shows; 0 = all

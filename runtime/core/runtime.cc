@@ -51,7 +51,7 @@ int td_markers_off = 0;
 }
 
 namespace td {
-thread_local ThreadState* t_thread_state __attribute__((tls_model("initial-exec"))) = nullptr;
+constinit thread_local ThreadState* t_thread_state __attribute__((tls_model("initial-exec"))) = nullptr;
 
 namespace {
 
@@ -232,6 +232,11 @@ bool Runtime::EnsureStarted() {
   return LoadState() == RuntimeState::kRunning;
 }
 
+void Runtime::UseBackend(std::unique_ptr<CounterBackend> backend) {
+  std::lock_guard<std::mutex> lock(start_mu_);
+  if (LoadState() == RuntimeState::kUninitialized) chosen_backend_ = std::move(backend);
+}
+
 void Runtime::Start() {
   ConfigReading reading = ReadConfigFromEnvironment();
   config_ = std::move(reading.config);
@@ -255,7 +260,10 @@ void Runtime::Start() {
   } else {
     availability = DescribeAvailability(ProbeMachine(&RealPerfEventOpen));
   }
-  if (config_.backend == BackendChoice::kPapi && StartPapi(availability)) {
+  if (chosen_backend_ != nullptr) {
+    backend_ = std::move(chosen_backend_);
+    availability = backend_->availability();
+  } else if (config_.backend == BackendChoice::kPapi && StartPapi(availability)) {
     // PAPI counts; availability now says so.
   } else if (availability.software_counters) {
     CounterLayout layout = SoftwareLayout();
@@ -334,6 +342,19 @@ void Runtime::AddSelectedGroups(Availability* availability, CounterLayout* layou
     hardware_groups += std::any_of(group.begin(), group.end(), [](const EventInfo& e) { return e.hardware; });
     layout->AddGroup(std::move(group));
   }
+  // With hardware groups, a software group read at every marker would be the
+  // only syscall left where they are read with rdpmc: task-clock comes from
+  // a hardware group's time enabled instead, unless asked otherwise.
+  if (!config_.all_software_events && !selection.software_group_named) {
+    size_t source = 0;
+    CounterLayout derived = TaskClockFromHardwareGroup(*layout, &source);
+    if (source != 0) {
+      *layout = std::move(derived);
+      availability->measured =
+          "wall time, calls, task-clock as the first hardware group's time enabled (no software group read at "
+          "markers; TD_SOFTWARE_EVENTS=all counts page faults, context switches and CPU migrations too)";
+    }
+  }
   if (layout->groups.size() > 1) {
     availability->measured += absl::StrFormat(
         "; %d more group%s (%d hardware%s)", layout->groups.size() - 1, layout->groups.size() == 2 ? "" : "s",
@@ -391,6 +412,7 @@ ThreadState* Runtime::AttachThisThread() {
   threads_.push_back(std::make_unique<ThreadState>(index, tid, std::move(counters),
                                                    backend_->layout().words, error, &regions_));
   if (config_.trace) threads_.back()->EnableTrace(config_.trace_events);
+  threads_.back()->set_sample_every(SampleEvery());
   threads_.back()->set_openmp_thread(OpenMpThreadNumber());
   t_thread_state = threads_.back().get();
   pthread_setspecific(g_exit_key, t_thread_state);
@@ -584,6 +606,7 @@ RunData Runtime::Collect(const std::vector<ThreadState*>& quiet_threads) {
             [](const ThreadInfo& a, const ThreadInfo& b) { return a.index < b.index; });
   // Replayed counts were not measured here: no cost of this process' markers is in them.
   if (config_.backend != BackendChoice::kReplay) data.marker_cost = MeasureMarkerCost(*backend_);
+  data.sample_every = SampleEvery();
   data.diagnostics = AllDiagnostics();
   return data;
 }

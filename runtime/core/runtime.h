@@ -27,7 +27,8 @@ enum class RuntimeState : int { kUninitialized = 0, kRunning = 1, kOff = 2 };
 extern std::atomic<int> g_runtime_state;
 
 // The calling thread's state once it has used a marker, else null.
-extern thread_local ThreadState* t_thread_state __attribute__((tls_model("initial-exec")));
+// constinit: no dynamic initialisation, so no TLS wrapper call on each access.
+extern constinit thread_local ThreadState* t_thread_state __attribute__((tls_model("initial-exec")));
 
 inline bool RuntimeRunning() {
   return g_runtime_state.load(std::memory_order_relaxed) ==
@@ -71,6 +72,10 @@ class Runtime {
 
   // Initialises on first use; returns whether markers should record.
   bool EnsureStarted();
+  // Counts with `backend` instead of what the machine offers, when called
+  // before the runtime starts (benchmarks/user_read_pairs.cc runs the C
+  // markers on fake rdpmc pages with it); ignored after.
+  void UseBackend(std::unique_ptr<CounterBackend> backend);
   void Finalize();
 
   RegionRegistry& regions() { return regions_; }
@@ -116,10 +121,13 @@ class Runtime {
   void CheckDefinitionSettings();
   bool StartPapi(const Availability& availability);
   void AddSelectedGroups(Availability* availability, CounterLayout* layout);
+  // TD_SAMPLE, or 1 while tracing (a timeline needs every snapshot).
+  uint32_t SampleEvery() const { return config_.trace ? 1 : static_cast<uint32_t>(config_.sample_every); }
 
   std::mutex start_mu_;
   Config config_;
   std::unique_ptr<CounterBackend> backend_;
+  std::unique_ptr<CounterBackend> chosen_backend_;  // UseBackend, before Start
   std::unique_ptr<RunData> replay_;  // TD_BACKEND=replay:FILE: the recording to report
   RegionRegistry regions_;
   std::mutex threads_mu_;  // guards threads_; std::mutex so that TSan sees it

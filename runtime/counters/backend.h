@@ -36,6 +36,10 @@ struct EventInfo {
   // Hybrid CPUs: the core-type PMU ("cpu_core", "cpu_atom") whose counters
   // these are; its counts are analysed apart from the other type's.
   std::string core_type;
+  // ≥ 0: not opened; its value is that group's time enabled, which for a
+  // per-thread group is the thread's time on a CPU: task-clock without a
+  // software group to read at every marker (TaskClockFromHardwareGroup).
+  int time_of_group = -1;
   bool system_wide() const { return cpu >= 0; }
 };
 
@@ -80,6 +84,10 @@ class ThreadCounters {
   // The same words, read from a thread other than the owner (finalize
   // closing that thread's open regions). False where the backend cannot.
   virtual bool ReadFromAnotherThread(uint64_t* /*snapshot*/) { return false; }
+  // When Read() is exactly one read() of one group into the whole snapshot
+  // (the software group alone), that group's fd, and *bytes the size: the
+  // markers then make that call themselves. -1 otherwise.
+  virtual int SoleKernelRead(size_t* /*bytes*/) const { return -1; }
   // Groups that could not be opened on this thread (their words stay 0, so
   // they read as "not measured"), one line; empty when all opened.
   virtual std::string Unopened() const { return ""; }

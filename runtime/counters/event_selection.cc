@@ -170,6 +170,7 @@ std::optional<std::vector<std::string>> RequestsFromEventList(const SelectionInp
   std::map<std::string, int> repeated;
   std::set<std::string> counted;
   for (const EventInfo& e : SoftwareLayout().events) counted.insert(e.name);
+  const std::set<std::string> software_group = counted;
   for (const EventListGroup& group : *parsed) {
     std::vector<EventInfo> software;
     GroupRequest request{{}, group.forced, "TD_EVENTS"};
@@ -180,6 +181,7 @@ std::optional<std::vector<std::string>> RequestsFromEventList(const SelectionInp
         out->errors.push_back(absl::StrFormat("TD_EVENTS: %s; not counted", event.status().message()));
         continue;
       }
+      if (software_group.count(event->name) != 0) out->software_group_named = true;
       const bool again = group.forced && !IsSoftware(*event) ? !in_this_group.insert(event->name).second
                                                               : !counted.insert(event->name).second;
       if (again) {
@@ -356,6 +358,7 @@ EventSelection SelectForCoreTypes(SelectionInput input, const DefinitionLibrary&
     for (auto& e : part.errors) out.errors.push_back(prefix + e);
     for (auto& n : part.notices) out.notices.push_back(prefix + n);
     if (t == 0) out.memory = part.memory;
+    out.software_group_named |= part.software_group_named;
     out.hardware_groups_planned = std::max(out.hardware_groups_planned, part.hardware_groups_planned);
     for (std::vector<EventInfo>& group : part.groups) {
       const bool hardware = std::any_of(group.begin(), group.end(), [](const EventInfo& e) {

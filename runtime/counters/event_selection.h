@@ -37,6 +37,7 @@ struct EventSelection {
   std::vector<std::string> errors;             // one line each: bad names, impossible groups
   std::vector<std::string> notices;            // e.g. hardware events skipped without a PMU
   std::string memory;                          // how memory traffic is measured, one line; "" = not
+  bool software_group_named = false;           // TD_EVENTS named an event of the software group
 };
 
 EventSelection SelectEvents(const SelectionInput& input);

@@ -17,17 +17,23 @@
 
 namespace td {
 
+namespace {
+
+// Type, config and unit from the one table of perf's generic events.
+EventInfo SoftwareEvent(const char* name) {
+  const GenericEvent* generic = FindGenericEvent(name);
+  EventInfo e;
+  e.name = name;
+  e.unit = generic->unit;
+  e.perf_type = generic->type;
+  e.perf_config = generic->config;
+  return e;
+}
+
+}  // namespace
+
 CounterLayout SoftwareLayout() {
-  // Type, config and unit from the one table of perf's generic events.
-  auto software = [](const char* name) {
-    const GenericEvent* generic = FindGenericEvent(name);
-    EventInfo e;
-    e.name = name;
-    e.unit = generic->unit;
-    e.perf_type = generic->type;
-    e.perf_config = generic->config;
-    return e;
-  };
+  const auto software = &SoftwareEvent;
   // page-faults leads, not task-clock: in a task-clock-led group the kernel
   // never counts context-switches (measured: 0 across a 50 ms sleep, against
   // 1 for the same event alone or in a group led by any other software event).
@@ -37,9 +43,43 @@ CounterLayout SoftwareLayout() {
   return layout;
 }
 
+// What the JSON says of a task-clock that is a group's time enabled.
+const char kTimeEnabledPmu[] = "time enabled";
+
+CounterLayout TaskClockFromHardwareGroup(const CounterLayout& layout, size_t* source) {
+  if (layout.groups.empty()) return layout;
+  for (size_t g = 1; g < layout.groups.size(); ++g) {
+    const GroupInfo& group = layout.groups[g];
+    if (group.num_events == 0 || layout.events[group.first_event].system_wide()) continue;
+    bool hardware = false;
+    for (size_t i = 0; i < group.num_events; ++i) hardware |= layout.events[group.first_event + i].hardware;
+    if (!hardware) continue;
+    EventInfo task_clock = SoftwareEvent("task-clock");
+    task_clock.pmu = kTimeEnabledPmu;
+    task_clock.time_of_group = static_cast<int>(g);  // group 0 is replaced, so the indices stay
+    CounterLayout out;
+    out.AddGroup({task_clock});
+    for (size_t k = 1; k < layout.groups.size(); ++k) {
+      const GroupInfo& kept = layout.groups[k];
+      out.AddGroup({layout.events.begin() + static_cast<long>(kept.first_event),
+                    layout.events.begin() + static_cast<long>(kept.first_event + kept.num_events)});
+    }
+    if (source != nullptr) *source = g;
+    return out;
+  }
+  return layout;
+}
+
 namespace {
 
 size_t PageBytes() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
+
+// A group whose one value is another group's time enabled: copied from that
+// group's block after the reads, never opened.
+struct TimeCopy {
+  size_t word_offset = 0;
+  size_t source_offset = 0;
+};
 
 // One opened group: read() into the snapshot, or through its mmap pages.
 struct OpenedGroup {
@@ -51,14 +91,22 @@ struct OpenedGroup {
 
 class PerfThreadCounters final : public ThreadCounters {
  public:
-  PerfThreadCounters(std::vector<OpenedGroup> groups, std::vector<int> all_fds, std::vector<void*> pages,
-                     std::string unopened)
+  PerfThreadCounters(std::vector<OpenedGroup> groups, std::vector<TimeCopy> time_copies, std::vector<int> all_fds,
+                     std::vector<void*> pages, void (*unmap_page)(void*), std::string unopened)
       : groups_(std::move(groups)),
+        time_copies_(std::move(time_copies)),
         all_fds_(std::move(all_fds)),
         pages_(std::move(pages)),
+        unmap_page_(unmap_page),
         unopened_(std::move(unopened)) {}
   ~PerfThreadCounters() override {
-    for (void* page : pages_) munmap(page, PageBytes());
+    for (void* page : pages_) {
+      if (unmap_page_ != nullptr) {
+        unmap_page_(page);
+      } else {
+        munmap(page, PageBytes());
+      }
+    }
     for (int fd : all_fds_) close(fd);
   }
 
@@ -72,6 +120,7 @@ class PerfThreadCounters final : public ThreadCounters {
         ok &= read(g.leader_fd, snapshot + g.word_offset, g.bytes) == static_cast<ssize_t>(g.bytes);
       }
     }
+    CopyTimes(snapshot);
     return ok;
   }
   // read() gives the kernel's totals for the thread the fds were opened on,
@@ -81,7 +130,15 @@ class PerfThreadCounters final : public ThreadCounters {
     for (const OpenedGroup& g : groups_) {
       ok &= read(g.leader_fd, snapshot + g.word_offset, g.bytes) == static_cast<ssize_t>(g.bytes);
     }
+    CopyTimes(snapshot);
     return ok;
+  }
+  int SoleKernelRead(size_t* bytes) const override {
+    if (groups_.size() != 1 || groups_[0].user != nullptr || groups_[0].word_offset != 0 || !time_copies_.empty()) {
+      return -1;
+    }
+    *bytes = groups_[0].bytes;
+    return groups_[0].leader_fd;
   }
   std::string Unopened() const override { return unopened_; }
   size_t mapped_groups() const override {
@@ -99,20 +156,37 @@ class PerfThreadCounters final : public ThreadCounters {
   }
 
  private:
+  // A derived task-clock block as read() of a one-event group would give it:
+  // never multiplexed (running = enabled), its value the time itself. A
+  // source group that did not open leaves it 0: not measured.
+  void CopyTimes(uint64_t* snapshot) const {
+    for (const TimeCopy& c : time_copies_) {
+      const uint64_t enabled = snapshot[c.source_offset + 1];
+      uint64_t* block = snapshot + c.word_offset;
+      block[0] = 1;
+      block[1] = enabled;
+      block[2] = enabled;
+      block[3] = enabled;
+    }
+  }
+
   std::vector<OpenedGroup> groups_;
+  std::vector<TimeCopy> time_copies_;
   std::vector<int> all_fds_;
   std::vector<void*> pages_;
+  void (*unmap_page_)(void*);
   std::string unopened_;
 };
 
 class PerfEventBackend final : public CounterBackend {
  public:
   PerfEventBackend(CounterLayout layout, Availability availability, PerfEventOpenFn open_fn,
-                   UserReads user_reads)
+                   UserReads user_reads, UserReadSeams seams)
       : layout_(std::move(layout)),
         availability_(std::move(availability)),
         open_fn_(open_fn),
-        user_reads_(user_reads) {}
+        user_reads_(user_reads),
+        seams_(seams) {}
 
   std::string_view name() const override { return "perf_event"; }
   const CounterLayout& layout() const override { return layout_; }
@@ -125,12 +199,20 @@ class PerfEventBackend final : public CounterBackend {
     std::vector<int> all;
     std::vector<void*> pages;
     std::vector<std::string> failures;
+    std::vector<TimeCopy> time_copies;
     // Socket-wide groups count once per process: the first thread opens them.
     pid_t expected = claimed_by_.load();
     const bool opens_system_wide = expected != getpid() && claimed_by_.compare_exchange_strong(expected, getpid());
     for (const GroupInfo& group : layout_.groups) {
       const bool system_wide = group.num_events > 0 && layout_.events[group.first_event].system_wide();
       if (system_wide && !opens_system_wide) continue;  // stays 0 on this thread: not measured here
+      if (group.num_events == 1 && layout_.events[group.first_event].time_of_group >= 0) {
+        const auto source = static_cast<size_t>(layout_.events[group.first_event].time_of_group);
+        if (source < layout_.groups.size()) {
+          time_copies.push_back({group.word_offset, layout_.groups[source].word_offset});
+        }
+        continue;
+      }
       std::vector<int> fds;
       std::string failure;
       for (size_t i = 0; i < group.num_events && failure.empty(); ++i) {
@@ -164,8 +246,8 @@ class PerfEventBackend final : public CounterBackend {
       unopened = absl::StrFormat("%d of %d groups not opened: %s", failures.size(), layout_.groups.size(),
                                  failures.front());
     }
-    return std::make_unique<PerfThreadCounters>(std::move(opened), std::move(all), std::move(pages),
-                                                std::move(unopened));
+    return std::make_unique<PerfThreadCounters>(std::move(opened), std::move(time_copies), std::move(all),
+                                                std::move(pages), seams_.unmap_page, std::move(unopened));
   }
 
  private:
@@ -206,9 +288,16 @@ class PerfEventBackend final : public CounterBackend {
                                                     std::vector<void*>* all_pages) const {
     std::vector<void*> mapped;
     for (int fd : fds) {
-      void* page = mmap(nullptr, PageBytes(), PROT_READ, MAP_SHARED, fd, 0);
+      void* page = seams_.map_page != nullptr ? seams_.map_page(fd)
+                                              : mmap(nullptr, PageBytes(), PROT_READ, MAP_SHARED, fd, 0);
       if (page == MAP_FAILED) {
-        for (void* p : mapped) munmap(p, PageBytes());
+        for (void* p : mapped) {
+          if (seams_.unmap_page != nullptr) {
+            seams_.unmap_page(p);
+          } else {
+            munmap(p, PageBytes());
+          }
+        }
         return nullptr;
       }
       mapped.push_back(page);
@@ -220,14 +309,14 @@ class PerfEventBackend final : public CounterBackend {
       fields.push_back(PerfMetricsField(layout_.events[group.first_event + i]));
     }
     all_pages->insert(all_pages->end(), mapped.begin(), mapped.end());
-    return std::make_unique<RdpmcGroupReader>(std::move(pages), std::move(fields), fds.front(),
-                                              UserReadHooks{});
+    return std::make_unique<RdpmcGroupReader>(std::move(pages), std::move(fields), fds.front(), seams_.hooks);
   }
 
   CounterLayout layout_;
   Availability availability_;
   PerfEventOpenFn open_fn_;
   UserReads user_reads_;
+  UserReadSeams seams_;
   std::atomic<pid_t> claimed_by_{0};  // process whose first thread opened the socket-wide groups
 };
 
@@ -236,9 +325,10 @@ class PerfEventBackend final : public CounterBackend {
 std::unique_ptr<CounterBackend> MakePerfEventBackend(CounterLayout layout,
                                                      Availability availability,
                                                      PerfEventOpenFn open_fn,
-                                                     UserReads user_reads) {
-  return std::make_unique<PerfEventBackend>(std::move(layout), std::move(availability), open_fn,
-                                            user_reads);
+                                                     UserReads user_reads,
+                                                     UserReadSeams seams) {
+  return std::make_unique<PerfEventBackend>(std::move(layout), std::move(availability), open_fn, user_reads,
+                                            seams);
 }
 
 }  // namespace td

@@ -7,6 +7,7 @@
 
 #include "runtime/counters/backend.h"
 #include "runtime/counters/perf_syscall.h"
+#include "runtime/counters/rdpmc_group.h"
 
 namespace td {
 
@@ -14,6 +15,13 @@ namespace td {
 // cpu-migrations, read together. These work on every Linux machine that allows
 // perf_event_open at all, PMU or not.
 CounterLayout SoftwareLayout();
+
+// `layout` with task-clock taken from the first per-thread hardware group's
+// time enabled instead of the software group (group 0), so that a host whose
+// hardware groups are read with rdpmc makes no syscall at markers; page
+// faults, context switches and migrations are then not counted. Unchanged
+// where no group has per-thread hardware events. `*source` names that group.
+CounterLayout TaskClockFromHardwareGroup(const CounterLayout& layout, size_t* source = nullptr);
 
 // Whether markers read groups in user space (rdpmc, rdpmc_group.h).
 enum class UserReads {
@@ -24,10 +32,20 @@ enum class UserReads {
 
 // Opens `layout`'s groups for each thread that asks. `availability` is what
 // the probe found; it travels into reports unchanged.
+// Where user reads get their pages and instructions: mmap/munmap of the
+// event's fd and the rdpmc/rdtsc instructions, or fakes (tests and the
+// benchmark that run the marker path without a PMU).
+struct UserReadSeams {
+  void* (*map_page)(int fd) = nullptr;       // nullptr: mmap of one page; MAP_FAILED when it cannot
+  void (*unmap_page)(void* page) = nullptr;  // nullptr: munmap
+  UserReadHooks hooks;
+};
+
 std::unique_ptr<CounterBackend> MakePerfEventBackend(CounterLayout layout,
                                                      Availability availability,
                                                      PerfEventOpenFn open_fn,
-                                                     UserReads user_reads = UserReads::kAuto);
+                                                     UserReads user_reads = UserReads::kAuto,
+                                                     UserReadSeams seams = {});
 
 }  // namespace td
 

@@ -41,7 +41,33 @@ bool RdpmcGroupReader::ReadKernel(uint64_t* block) {
   return got == static_cast<ssize_t>(bytes);
 }
 
+// The markers' case: every page allows a user read and none changes while it
+// is read. Locals, because the calls through the hooks could otherwise be
+// assumed to change the members.
 bool RdpmcGroupReader::ReadOrdinary(uint64_t* block) {
+  const volatile perf_event_mmap_page* const* pages = pages_.data();
+  const size_t members = pages_.size();
+  const ReadPmcFn read_pmc = hooks_.read_pmc;
+  uint64_t* values = block + CounterLayout::kHeaderWords;
+  uint64_t enabled = 0;
+  uint64_t running = 0;
+  if (__builtin_expect(!TryReadCountAndTimes(pages[0], read_pmc, hooks_.read_tsc, &values[0], &enabled, &running),
+                       0)) {
+    return ReadOrdinaryWithRetries(block);
+  }
+  for (size_t i = 1; i < members; ++i) {
+    if (__builtin_expect(!TryReadCount(pages[i], read_pmc, &values[i]), 0)) return ReadOrdinaryWithRetries(block);
+  }
+  block[0] = members;
+  block[1] = enabled;
+  block[2] = running;
+  ++user_reads_;
+  return true;
+}
+
+// Retries each page while the kernel updates it, and read()s the group when
+// a page forbids a user read.
+bool RdpmcGroupReader::ReadOrdinaryWithRetries(uint64_t* block) {
   RdpmcSample leader;
   if (!ReadWithRdpmcNow(pages_[0], hooks_.read_pmc, hooks_.read_tsc, &leader)) return ReadKernel(block);
   uint64_t* values = block + CounterLayout::kHeaderWords;

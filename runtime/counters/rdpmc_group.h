@@ -57,6 +57,7 @@ class RdpmcGroupReader {
 
  private:
   bool ReadOrdinary(uint64_t* block);
+  bool ReadOrdinaryWithRetries(uint64_t* block);
   bool ReadMetrics(uint64_t* block);
   bool ReadKernel(uint64_t* block);
   bool Rebase(uint64_t* block);

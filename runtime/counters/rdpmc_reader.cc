@@ -5,19 +5,6 @@ namespace {
 
 inline void CompilerBarrier() { asm volatile("" ::: "memory"); }
 
-// Nanoseconds since the kernel last wrote the page's times, from a TSC value:
-// the page gives the TSC → ns conversion as time_offset + cycles * mult >> shift
-// (split in quotient and remainder so the product cannot overflow), and, with
-// cap_user_time_short, a base and mask for a TSC narrower than 64 bits.
-uint64_t NanosecondsSinceUpdate(const volatile perf_event_mmap_page* page, uint64_t cycles) {
-  if (page->cap_user_time_short) cycles = page->time_cycles + ((cycles - page->time_cycles) & page->time_mask);
-  const uint16_t shift = page->time_shift;
-  const uint32_t mult = page->time_mult;
-  const uint64_t quotient = cycles >> shift;
-  const uint64_t remainder = cycles & ((uint64_t{1} << shift) - 1);
-  return page->time_offset + quotient * mult + ((remainder * mult) >> shift);
-}
-
 // The sequence-lock loop shared by the readers: `read_fields` samples what it
 // needs between the two reads of `lock` and returns false when the page
 // forbids a user read; a moved lock means the kernel rewrote the page meanwhile.
@@ -48,7 +35,7 @@ bool ReadSample(const volatile perf_event_mmap_page* page, ReadPmcFn read_pmc, R
     s.time_running = page->time_running;
     if (read_tsc != nullptr) {
       // The event is on a counter (index ≠ 0), so it has been running since the update too.
-      const uint64_t since = NanosecondsSinceUpdate(page, read_tsc());
+      const uint64_t since = NanosecondsSinceUpdate(page, read_tsc(), page->capabilities);
       s.time_enabled += since;
       s.time_running += since;
     }
@@ -83,12 +70,6 @@ uint64_t ReadTscInstruction() {
 #else
   return 0;
 #endif
-}
-
-int64_t SignExtend(uint64_t value, uint16_t width) {
-  if (width == 0 || width >= 64) return static_cast<int64_t>(value);
-  const unsigned shift = 64u - width;
-  return static_cast<int64_t>(value << shift) >> shift;
 }
 
 bool ReadWithRdpmc(const volatile perf_event_mmap_page* page, ReadPmcFn read_pmc, RdpmcSample* sample,

@@ -56,7 +56,76 @@ bool ReadRegisterWithRdpmc(const volatile perf_event_mmap_page* page, ReadPmcFn 
 
 // Sign-extends a `width`-bit counter value: counters narrower than 64 bits
 // wrap, and the kernel keeps the page's offset so that offset + value is right.
-int64_t SignExtend(uint64_t value, uint16_t width);
+inline int64_t SignExtend(uint64_t value, uint16_t width) {
+  if (width == 0 || width >= 64) return static_cast<int64_t>(value);
+  const unsigned shift = 64u - width;
+  return static_cast<int64_t>(value << shift) >> shift;
+}
+
+// Bits of the page's `capabilities` word (the kernel's ABI), tested from
+// one load of the word instead of one load per bitfield.
+constexpr uint64_t kCapUserRdpmc = uint64_t{1} << 2;
+constexpr uint64_t kCapUserTime = uint64_t{1} << 3;
+constexpr uint64_t kCapUserTimeShort = uint64_t{1} << 5;
+
+// Nanoseconds since the kernel last wrote the page's times, from a TSC value:
+// the page gives the TSC → ns conversion as time_offset + cycles * mult >> shift
+// (split in quotient and remainder so the product cannot overflow), and, with
+// cap_user_time_short, a base and mask for a TSC narrower than 64 bits.
+inline uint64_t NanosecondsSinceUpdate(const volatile perf_event_mmap_page* page, uint64_t cycles,
+                                       uint64_t capabilities) {
+  if ((capabilities & kCapUserTimeShort) != 0) {
+    cycles = page->time_cycles + ((cycles - page->time_cycles) & page->time_mask);
+  }
+  const uint16_t shift = page->time_shift;
+  const uint32_t mult = page->time_mult;
+  const uint64_t quotient = cycles >> shift;
+  const uint64_t remainder = cycles & ((uint64_t{1} << shift) - 1);
+  return page->time_offset + quotient * mult + ((remainder * mult) >> shift);
+}
+
+// A group leader's count and its times brought up to now, in one attempt
+// (see TryReadCount).
+inline bool TryReadCountAndTimes(const volatile perf_event_mmap_page* page, ReadPmcFn read_pmc, ReadTscFn read_tsc,
+                                 uint64_t* count, uint64_t* time_enabled, uint64_t* time_running) {
+  const uint32_t sequence = page->lock;
+  asm volatile("" ::: "memory");
+  const uint32_t index = page->index;
+  const uint64_t capabilities = page->capabilities;
+  if (index == 0 || (capabilities & (kCapUserRdpmc | kCapUserTime)) != (kCapUserRdpmc | kCapUserTime)) return false;
+  const uint64_t raw = read_pmc(index - 1);
+  const uint64_t cycles = read_tsc();
+  const int64_t offset = page->offset;
+  const uint16_t width = page->pmc_width;
+  const uint64_t since = NanosecondsSinceUpdate(page, cycles, capabilities);
+  const uint64_t enabled = page->time_enabled;
+  const uint64_t running = page->time_running;
+  asm volatile("" ::: "memory");
+  if (page->lock != sequence) return false;
+  *count = static_cast<uint64_t>(offset + SignExtend(raw, width));
+  // The event is on a counter (index ≠ 0), so it has been running since the update too.
+  *time_enabled = enabled + since;
+  *time_running = running + since;
+  return true;
+}
+
+// One attempt of ReadWithRdpmc, for the markers: the count (offset + counter)
+// when the page allows a user read and the kernel did not touch the page
+// meanwhile; false otherwise, and the caller takes ReadWithRdpmc, which
+// retries and says when to fall back to read().
+inline bool TryReadCount(const volatile perf_event_mmap_page* page, ReadPmcFn read_pmc, uint64_t* count) {
+  const uint32_t sequence = page->lock;
+  asm volatile("" ::: "memory");
+  const uint32_t index = page->index;
+  if (index == 0 || (page->capabilities & kCapUserRdpmc) == 0) return false;
+  const uint64_t raw = read_pmc(index - 1);
+  const int64_t offset = page->offset;  // after the call: nothing to keep across it
+  const uint16_t width = page->pmc_width;
+  asm volatile("" ::: "memory");
+  if (page->lock != sequence) return false;
+  *count = static_cast<uint64_t>(offset + SignExtend(raw, width));
+  return true;
+}
 
 // Ice Lake+: the PERF_METRICS register holds eight 8-bit fractions of SLOTS.
 // Converts field `field` (0 retiring, 1 bad speculation, 2 frontend bound,

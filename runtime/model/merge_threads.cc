@@ -6,7 +6,8 @@
 namespace td {
 namespace {
 
-RegionOnThread ThreadPart(const ThreadState& thread, uint32_t node, const CounterLayout& layout) {
+RegionOnThread ThreadPart(const ThreadState& thread, uint32_t node, const NodeTotals& totals,
+                          const CounterLayout& layout) {
   const NodeStats& stats = thread.nodes()[node];
   RegionOnThread part;
   part.thread = thread.index();
@@ -14,11 +15,11 @@ RegionOnThread ThreadPart(const ThreadState& thread, uint32_t node, const Counte
   part.recursive_calls = stats.recursive_calls;
   part.unterminated = stats.unterminated;
   part.closed_implicitly = stats.closed_implicitly;
-  part.wall_inclusive_ns = stats.wall_inclusive_ns;
-  part.wall_exclusive_ns = stats.wall_exclusive_ns;
+  part.wall_inclusive_ns = totals.wall_inclusive_ns[node];
+  part.wall_exclusive_ns = totals.wall_exclusive_ns[node];
   if (!thread.counters_measured() || thread.words() != layout.words) return part;
-  const auto inclusive = thread.Inclusive(node);
-  const auto exclusive = thread.Exclusive(node);
+  const uint64_t* inclusive = totals.inclusive_words.data() + node * thread.words();
+  const uint64_t* exclusive = totals.exclusive_words.data() + node * thread.words();
   for (size_t g = 0; g < layout.groups.size(); ++g) {
     const GroupInfo& group = layout.groups[g];
     part.groups.push_back({inclusive[group.word_offset + 1], inclusive[group.word_offset + 2]});
@@ -51,6 +52,7 @@ void MergeThreads(const std::vector<const ThreadState*>& threads,
     data->threads.push_back(info);
 
     const auto& nodes = thread->nodes();
+    const NodeTotals totals = thread->ComputeTotals();
     // Nodes are created parents first, so one pass in id order sees each
     // parent's merged index before its children.
     std::vector<int> merged_of(nodes.size(), -1);
@@ -77,7 +79,7 @@ void MergeThreads(const std::vector<const ThreadState*>& threads,
         if (parent >= 0) data->regions[parent].children.push_back(it->second);
       }
       merged_of[n] = it->second;
-      data->regions[it->second].threads.push_back(ThreadPart(*thread, n, data->layout));
+      data->regions[it->second].threads.push_back(ThreadPart(*thread, n, totals, data->layout));
     }
   }
 }

@@ -6,6 +6,8 @@
 #include <limits>
 #include <vector>
 
+#include "runtime/regions/thread_state.h"
+
 namespace td {
 
 std::optional<size_t> RunData::EventIndex(const std::string& name) const {
@@ -76,6 +78,7 @@ void TakeOutMarkerCost(RunData* run_data) {
   // Pairs run inside each part (its descendants' calls) and its direct
   // children's outermost calls; children come after parents, so a reverse
   // walk has every child's figures before its parent needs them.
+  const uint32_t every = run.sample_every;
   std::vector<std::vector<uint64_t>> inside_pairs(run.regions.size());
   std::vector<std::vector<uint64_t>> child_calls(run.regions.size());
   for (size_t r = run.regions.size(); r-- > 0;) {
@@ -89,9 +92,13 @@ void TakeOutMarkerCost(RunData* run_data) {
         const int q = part_of[static_cast<size_t>(child)][thread];
         if (q < 0) continue;
         const RegionOnThread& c = run.regions[static_cast<size_t>(child)].threads[static_cast<size_t>(q)];
+        // TD_SAMPLE: only the pairs whose counters were read cost a measured
+        // pair; the others' few instructions are not taken out.
         inside_pairs[r][p] = SaturatingAdd(
-            inside_pairs[r][p], SaturatingAdd(c.calls, inside_pairs[static_cast<size_t>(child)][static_cast<size_t>(q)]));
-        child_calls[r][p] = SaturatingAdd(child_calls[r][p], c.calls - std::min(c.recursive_calls, c.calls));
+            inside_pairs[r][p], SaturatingAdd(MeasuredCalls(c.calls, every),
+                                              inside_pairs[static_cast<size_t>(child)][static_cast<size_t>(q)]));
+        child_calls[r][p] = SaturatingAdd(child_calls[r][p],
+                                          MeasuredCalls(c.calls - std::min(c.recursive_calls, c.calls), every));
       }
     }
   }
@@ -108,8 +115,11 @@ void TakeOutMarkerCost(RunData* run_data) {
       // Each part's counts are an allocation of their own: ask for the next
       // part's while this one is done (at 640,000 parts the misses dominate).
       if (p + 1 < parts.size() && !parts[p + 1].events.empty()) __builtin_prefetch(parts[p + 1].events.data(), 1);
-      const uint64_t recursive = std::min(t.recursive_calls, t.calls);
-      const auto own = static_cast<double>(t.calls - recursive);
+      const uint64_t all_recursive = std::min(t.recursive_calls, t.calls);
+      // A region's own calls are scaled to all calls, so each carries the
+      // inside cost; pairs nested in it cost a pair only when measured.
+      const auto own = static_cast<double>(t.calls - all_recursive);
+      const uint64_t recursive = MeasuredCalls(all_recursive, every);
       const auto inner = static_cast<double>(SaturatingAdd(inside_pairs[r][p], recursive));
       const auto children = static_cast<double>(child_calls[r][p]);
       t.wall_inclusive_ns = Less(t.wall_inclusive_ns, own * cost.inside_wall_ns + inner * pair_wall);

@@ -116,6 +116,10 @@ struct RunData {
   std::vector<Region> regions;  // parents before children, siblings in first-use order
   std::vector<Diagnostic> diagnostics;
   std::optional<MarkerCost> marker_cost;  // absent in files from before it and in replayed runs
+  // TD_SAMPLE: times and counts were read on one call in this many per region
+  // and thread and scaled to all calls; MeasuredCalls(calls, sample_every)
+  // of a part's calls were read. 1: every call.
+  uint32_t sample_every = 1;
 
   // Index of the event named `name` in layout.events, if measured.
   std::optional<size_t> EventIndex(const std::string& name) const;

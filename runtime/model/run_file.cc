@@ -282,6 +282,7 @@ json RunWithoutRegionsToJson(const RunData& data) {
   for (const Diagnostic& d : data.diagnostics) {
     j["diagnostics"].push_back({{"severity", SeverityName(d.severity)}, {"message", Text(d.message)}});
   }
+  if (data.sample_every > 1) j["sample_every"] = data.sample_every;
   if (data.marker_cost) {
     const MarkerCost& c = *data.marker_cost;
     j["marker_cost"] = {{"pairs", c.pairs},

@@ -449,6 +449,9 @@ absl::StatusOr<RunData> DecodeRun(const json& j) {
   if (const auto it = j.find("marker_cost"); it != j.end() && !it->is_null()) {
     TD_ASSIGN_OR_RETURN(data.marker_cost, ReadMarkerCost(*it, data.layout.events.size()));
   }
+  if (j.contains("sample_every")) {
+    TD_RETURN_IF_ERROR(GetInRange<uint32_t>(j, "sample_every", &data.sample_every, "run", 1, uint32_t{1} << 20));
+  }
   return data;
 }
 

@@ -32,27 +32,36 @@ void ThreadState::SetTraceMemoryLimit(size_t bytes) { g_trace_limit.store(bytes,
 ThreadState::ThreadState(uint32_t index, int64_t tid, std::unique_ptr<ThreadCounters> counters,
                          size_t words, std::string counters_error, RegionRegistry* registry)
     : index_(index), tid_(tid), registry_(registry) {
-  counters_ = std::move(counters);
+  UseCounters(std::move(counters));
   counters_error_ = std::move(counters_error);
   ResetStorage(counters_ ? words : 0);
 }
 
+void ThreadState::UseCounters(std::unique_ptr<ThreadCounters> counters) {
+  counters_ = std::move(counters);
+  size_t bytes = 0;
+  sole_read_fd_ = counters_ != nullptr ? counters_->SoleKernelRead(&bytes) : -1;
+  sole_read_bytes_ = static_cast<ssize_t>(bytes);
+}
+
 void ThreadState::ResetStorage(size_t words) {
   words_ = words;
+  if (words_ == 0) sole_read_fd_ = -1;
   nodes_.assign(1, NodeStats{});  // node 0: the thread itself
   child_of_.clear();
   node_words_.assign(2 * words_, 0);
   frames_.resize(kInitialDepth);
+  frame_capacity_ = frames_.size();
   frame_words_.assign(kInitialDepth * words_, 0);
   scratch_.assign(words_, 0);
+  top_node_ = 0;
 }
 
 void ThreadState::Grow(uint32_t region) {
-  if (region >= open_count_.size()) {
-    open_count_.resize(std::max<size_t>(region + 1, 2 * open_count_.size()), 0);
-  }
+  if (region >= regions_.size()) regions_.resize(std::max<size_t>(region + 1, 2 * regions_.size()));
   if (depth_ == frames_.size()) {
     frames_.resize(2 * frames_.size());
+    frame_capacity_ = frames_.size();
     frame_words_.resize(frames_.size() * words_, 0);
   }
 }
@@ -96,7 +105,7 @@ uint32_t ThreadState::FindOrAddChild(uint32_t parent, uint32_t region) {
     child = it->second;
   }
   if (child == NodeStats::kNone) child = AddNode(parent, region);
-  nodes_[parent].last_child = child;
+  regions_[region].last_node = child;
   return child;
 }
 
@@ -111,34 +120,25 @@ uint32_t ThreadState::InnermostOpenNode(uint32_t region) const {
   return frames_[InnermostOpenDepth(region)].node;
 }
 
-void ThreadState::ReadCounters(uint64_t* snapshot) {
-  if (words_ != 0 && !counters_->Read(snapshot)) ++read_failures_;
-}
-
-void ThreadState::Begin(uint32_t region, const td_site* site) {
-  if (__builtin_expect(region >= open_count_.size() || depth_ == frames_.size(), 0)) Grow(region);
-  const uint32_t parent = depth_ != 0 ? frames_[depth_ - 1].node : 0;
+// Begin's uncommon cases: growing the stack or the open counts, recursion,
+// tracing.
+void ThreadState::BeginUnusual(uint32_t region, const td_site* site) {
+  if (region >= regions_.size() || depth_ == frames_.size()) Grow(region);
+  const uint32_t parent = top_node_;
   // A region already open on this thread is recursion: its activations share
   // one node and only the outermost one adds inclusive values.
-  const bool recursive = open_count_[region] != 0;
+  const bool recursive = regions_[region].open != 0;
   const uint32_t node = recursive ? InnermostOpenNode(region) : ChildOf(parent, region);
-  ++open_count_[region];
+  ++regions_[region].open;
   NodeStats& stats = nodes_[node];
   ++stats.calls;
   stats.recursive_calls += recursive;
-
-  const size_t depth = depth_++;
-  Frame& frame = frames_[depth];
-  frame.node = node;
-  frame.parent_node = parent;
-  frame.region = region;
-  frame.keep_inclusive = recursive ? 0 : ~uint64_t{0};
-  frame.site = site;
-  // The counters first and the clock last, and the reverse at END, so that
-  // td's own reads fall outside the region's wall time.
-  ReadCounters(FrameStart(depth));
-  frame.start_ns = MonotonicNs();
-  if (__builtin_expect(!trace_.empty(), 0)) Trace(region, true, frame.start_ns, FrameStart(depth));
+  // Recursive activations take their turn like any other call, so that a
+  // node's measured calls are always MeasuredCalls(calls). (The runtime
+  // turns sampling off while tracing: a timeline needs every snapshot.)
+  const bool measured = TakeMeasuredCall(stats);
+  const Frame& frame = Push(node, parent, region, recursive, site, measured);
+  if (tracing_ && measured) Trace(region, true, frame.start_ns, FrameStart(depth_ - 1));
 }
 
 ThreadState::~ThreadState() { ReleaseTrace(); }
@@ -148,6 +148,7 @@ void ThreadState::ReleaseTrace() {
                           std::memory_order_relaxed);
   std::vector<TraceSlot>().swap(trace_);
   std::vector<uint64_t>().swap(trace_counters_);
+  tracing_ = false;
 }
 
 void ThreadState::EnableTrace(size_t capacity) {
@@ -181,10 +182,12 @@ bool ThreadState::GrowTrace() {
   try {
     trace_.resize(new_size);
     trace_counters_.resize(new_size * words_);
+    tracing_ = true;
   } catch (const std::bad_alloc&) {
     g_trace_bytes.fetch_sub(added, std::memory_order_relaxed);
     trace_.resize(old_size);  // shrinking never allocates
     trace_counters_.resize(old_size * words_);
+    tracing_ = !trace_.empty();
     trace_truncated_ = absl::StrFormat("memory for more than %d events could not be allocated", old_size);
     trace_growing_ = false;
     return false;
@@ -217,47 +220,44 @@ std::vector<TraceEvent> ThreadState::TraceEvents() const {
   return events;
 }
 
-// Snapshots are a handful of words: GCC's vectorised loop spends more on its
-// run-time alias checks than the scalar loop spends in total (callgrind: 187
-// against the figures in docs/performance.md).
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("no-tree-vectorize")))
-#endif
-void ThreadState::CloseTop(int64_t now, const uint64_t* __restrict end) {
-  const size_t d = --depth_;
+// Every close but End's common one: recursive activations move their deltas
+// from the node they were entered in to their own (see NodeStats).
+void ThreadState::CloseTop(int64_t now, const uint64_t* end) {
+  const size_t d = depth_ - 1;
   const Frame& frame = frames_[d];
-  if (__builtin_expect(!trace_.empty(), 0)) Trace(frame.region, false, now, end);
+  if (!frame.measured) {
+    PopUnmeasured(d);
+    return;
+  }
+  depth_ = d;
+  if (tracing_) Trace(frame.region, false, now, end);
+  top_node_ = frame.parent_node;
+  --regions_[frame.region].open;
   NodeStats& stats = nodes_[frame.node];
   const int64_t wall = now - frame.start_ns;
-  stats.wall_inclusive_ns += wall & static_cast<int64_t>(frame.keep_inclusive);
-  // Exclusive = own delta minus the children's: add here, take from the parent.
-  stats.wall_exclusive_ns += wall;
-  nodes_[frame.parent_node].wall_exclusive_ns -= wall;
-
-  // Locals, because stores through uint64_t* could alias the size_t members
-  // and would otherwise force a reload of each on every iteration.
-  const size_t words = words_;
-  const uint64_t keep = frame.keep_inclusive;
-  const uint64_t* __restrict start = FrameStart(d);
-  uint64_t* inclusive = NodeInclusive(frame.node);
-  uint64_t* exclusive = NodeExclusive(frame.node);
-  uint64_t* parent_exclusive = NodeExclusive(frame.parent_node);
-  --open_count_[frame.region];
-#if defined(__clang__)
-#pragma clang loop vectorize(disable)
-#endif
-  for (size_t i = 0; i < words; ++i) {
+  if (!frame.recursive) {
+    stats.wall_inclusive_ns += wall;
+    AddDeltas(NodeInclusive(frame.node), FrameStart(d), end, words_);
+    return;
+  }
+  stats.wall_moved_ns += wall;
+  nodes_[frame.parent_node].wall_moved_ns -= wall;
+  const uint64_t* start = FrameStart(d);
+  uint64_t* moved = NodeMoved(frame.node);
+  uint64_t* parent_moved = NodeMoved(frame.parent_node);
+  for (size_t i = 0; i < words_; ++i) {
     const uint64_t delta = end[i] - start[i];
-    inclusive[i] += delta & keep;
-    exclusive[i] += delta;
-    parent_exclusive[i] -= delta;
+    moved[i] += delta;
+    parent_moved[i] -= delta;
   }
 }
 
-void ThreadState::End(uint32_t region, const td_site* site) {
+// End's uncommon cases (the counters and the clock are read): tracing or
+// recursion, and ENDs that do not match the innermost BEGIN.
+void ThreadState::EndUnusual(uint32_t region, const td_site* site) {
   const int64_t now = MonotonicNs();
   ReadCounters(scratch_.data());
-  if (__builtin_expect(depth_ != 0 && frames_[depth_ - 1].region == region, 1)) {
+  if (depth_ != 0 && frames_[depth_ - 1].region == region) {
     CloseTop(now, scratch_.data());
     return;
   }
@@ -296,13 +296,14 @@ uint64_t ThreadState::EndedTotals(uint32_t region, int64_t* wall_ns, uint64_t* w
     const NodeStats& node = nodes_[n];
     if (node.region != region) continue;
     calls += node.calls;
-    if (wall_ns != nullptr) *wall_ns += node.wall_inclusive_ns;
+    const double scale = Scale(node);
+    if (wall_ns != nullptr) *wall_ns += ScaledWall(node.wall_inclusive_ns, scale);
     if (words != nullptr) {
       const uint64_t* inclusive = node_words_.data() + n * 2 * words_;
-      for (size_t i = 0; i < words_; ++i) words[i] += inclusive[i];
+      for (size_t i = 0; i < words_; ++i) words[i] += ScaledCount(inclusive[i], scale);
     }
   }
-  const uint64_t open = region < open_count_.size() ? open_count_[region] : 0;
+  const uint64_t open = region < regions_.size() ? regions_[region].open : 0;
   return calls > open ? calls - open : 0;
 }
 
@@ -321,23 +322,19 @@ bool ThreadState::ResetRegion(uint32_t region) {
     any = any || inside[n] != 0;
   }
   if (!any) return true;
+  // The enclosing nodes' exclusive values are worked out from their
+  // children's inclusive ones, so zeroing these gives those back.
   for (uint32_t n = 1; n < nodes_.size(); ++n) {
     if (inside[n] == 0) continue;
     NodeStats& node = nodes_[n];
     uint64_t* inclusive = NodeInclusive(n);
-    if (inside[node.parent] == 0) {
-      // The outermost activations of this node took their deltas from the
-      // parent's exclusive values: they go back.
-      nodes_[node.parent].wall_exclusive_ns += node.wall_inclusive_ns;
-      uint64_t* parent_exclusive = NodeExclusive(node.parent);
-      for (size_t i = 0; i < words_; ++i) parent_exclusive[i] += inclusive[i];
-    }
     node.calls = 0;
+    node.until_measured = 1;
     node.recursive_calls = 0;
     node.unterminated = 0;
     node.closed_implicitly = 0;
     node.wall_inclusive_ns = 0;
-    node.wall_exclusive_ns = 0;
+    node.wall_moved_ns = 0;
     std::fill(inclusive, inclusive + 2 * words_, uint64_t{0});
   }
   // Open activations inside restart now, all from the same reading, so the
@@ -354,10 +351,47 @@ bool ThreadState::ResetRegion(uint32_t region) {
     }
     std::copy(scratch_.begin(), scratch_.end(), FrameStart(d));
     frame.start_ns = now;
-    ++nodes_[frame.node].calls;
-    nodes_[frame.node].recursive_calls += frame.keep_inclusive == 0 ? 1 : 0;
+    frame.measured = true;  // its first call from here: measured, as a first call is
+    NodeStats& stats = nodes_[frame.node];
+    if (stats.calls++ == 0) stats.until_measured = sample_every_;
+    stats.recursive_calls += frame.recursive ? 1 : 0;
   }
   return true;
+}
+
+double ThreadState::Scale(const NodeStats& node) const {
+  const uint64_t measured = MeasuredCalls(node.calls, sample_every_);
+  return measured == 0 || measured == node.calls ? 1.0 : static_cast<double>(node.calls) / static_cast<double>(measured);
+}
+
+NodeTotals ThreadState::ComputeTotals() const {
+  NodeTotals out;
+  const size_t n_nodes = nodes_.size();
+  out.wall_inclusive_ns.resize(n_nodes);
+  out.wall_exclusive_ns.resize(n_nodes);
+  out.inclusive_words.resize(n_nodes * words_);
+  out.exclusive_words.resize(n_nodes * words_);
+  for (uint32_t n = 0; n < n_nodes; ++n) {
+    const NodeStats& node = nodes_[n];
+    const double scale = Scale(node);
+    const uint64_t* raw = node_words_.data() + n * 2 * words_;
+    const uint64_t* moved = raw + words_;
+    uint64_t* inclusive = out.inclusive_words.data() + n * words_;
+    uint64_t* exclusive = out.exclusive_words.data() + n * words_;
+    out.wall_inclusive_ns[n] = ScaledWall(node.wall_inclusive_ns, scale);
+    out.wall_exclusive_ns[n] += out.wall_inclusive_ns[n] + node.wall_moved_ns;
+    for (size_t i = 0; i < words_; ++i) {
+      inclusive[i] = ScaledCount(raw[i], scale);
+      exclusive[i] += inclusive[i] + moved[i];
+    }
+    // Parents come before their children, so the parent's slot exists.
+    if (n == 0) continue;
+    const uint32_t parent = node.parent;
+    out.wall_exclusive_ns[parent] -= out.wall_inclusive_ns[n];
+    uint64_t* parent_exclusive = out.exclusive_words.data() + parent * words_;
+    for (size_t i = 0; i < words_; ++i) parent_exclusive[i] -= inclusive[i];
+  }
+  return out;
 }
 
 void ThreadState::WarnOnce(const td_site* site, const std::string& message) {
@@ -400,13 +434,13 @@ void ThreadState::Retire() {
 void ThreadState::RestartAfterFork(std::unique_ptr<ThreadCounters> counters, size_t words,
                                    std::string counters_error) {
   std::vector<Frame> open(frames_.begin(), frames_.begin() + static_cast<long>(depth_));
-  counters_ = std::move(counters);
+  UseCounters(std::move(counters));
   counters_error_ = std::move(counters_error);
   read_failures_ = 0;
   const size_t trace_capacity = trace_capacity_;
   ResetStorage(counters_ ? words : 0);
   if (trace_capacity != 0) EnableTrace(trace_capacity);  // the child's own timeline
-  std::fill(open_count_.begin(), open_count_.end(), 0);
+  std::fill(regions_.begin(), regions_.end(), RegionSlot{});
   depth_ = 0;
   for (const Frame& frame : open) Begin(frame.region, frame.site);
 }

@@ -9,9 +9,11 @@
 #define TD_RUNTIME_REGIONS_THREAD_STATE_H_
 
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -38,16 +40,37 @@ struct NodeStats {
   uint32_t parent = kNone;
   uint32_t first_child = kNone;
   uint32_t next_sibling = kNone;
-  uint32_t last_child = kNone;  // the child entered last: checked first
   uint32_t child_count = 0;
   uint64_t calls = 0;
+  // TD_SAMPLE=N: the calls whose times and counts are read are the 1st, the
+  // N+1st, …, so ceil(calls / N) of them (MeasuredCalls); this counts down
+  // to the next one.
+  uint32_t until_measured = 1;
   uint64_t recursive_calls = 0;    // calls made while the region was already open
   uint64_t unterminated = 0;       // still open at thread exit or finalize
   uint64_t closed_implicitly = 0;  // closed by the END of an enclosing region
   int64_t wall_inclusive_ns = 0;   // outermost activations only
-  // Minus time in child regions. Each END adds its time here and subtracts it
-  // from the enclosing node, so the value is final only once nothing is open.
-  int64_t wall_exclusive_ns = 0;
+  // Recursive activations only: their time, added here and taken from the
+  // node they were entered in. Exclusive values are worked out from these and
+  // the inclusive ones at the end (ThreadState::ComputeExclusives), so that an
+  // ordinary END adds to one node only.
+  int64_t wall_moved_ns = 0;
+};
+
+// The calls of `calls` whose times and counts were read when one in
+// `sample_every` is: the first, then every sample_every-th.
+inline uint64_t MeasuredCalls(uint64_t calls, uint32_t sample_every) {
+  return sample_every <= 1 ? calls : calls / sample_every + (calls % sample_every != 0 ? 1 : 0);
+}
+
+// Every node's values as reported: inclusive ones scaled from the measured
+// calls to all calls (TD_SAMPLE; unchanged when every call is measured), and
+// exclusive ones worked out from them. `*_words[node * words() …]`.
+struct NodeTotals {
+  std::vector<int64_t> wall_inclusive_ns;
+  std::vector<int64_t> wall_exclusive_ns;
+  std::vector<uint64_t> inclusive_words;
+  std::vector<uint64_t> exclusive_words;
 };
 
 // One begin or end on the timeline (TD_TRACE). Its counter snapshot lives in
@@ -77,8 +100,51 @@ class ThreadState {
     return AddParameterRegion(base, parameter);
   }
 
-  void Begin(uint32_t region, const td_site* site);
-  void End(uint32_t region, const td_site* site);
+  // The markers. The common case (not recursive, not tracing, room on the
+  // stack, END matching the innermost BEGIN) stays here, inline in the C
+  // entry points; everything else goes through the *Unusual functions.
+  __attribute__((always_inline)) void Begin(uint32_t region, const td_site* site) {
+    const size_t depth = depth_;
+    if (__builtin_expect(region >= regions_.size() || depth == frame_capacity_ || regions_[region].open != 0 ||
+                             tracing_,
+                         0)) {
+      BeginUnusual(region, site);
+      return;
+    }
+    const uint32_t parent = top_node_;
+    const uint32_t node = ChildOf(parent, region);
+    regions_[region].open = 1;
+    NodeStats& stats = nodes_[node];
+    ++stats.calls;
+    Push(node, parent, region, /*recursive=*/false, site, TakeMeasuredCall(stats));
+  }
+  __attribute__((always_inline)) void End(uint32_t region, const td_site* site) {
+    const size_t depth = depth_;
+    if (__builtin_expect(depth == 0 || frames_[depth - 1].region != region || frames_[depth - 1].recursive || tracing_,
+                         0)) {
+      EndUnusual(region, site);
+      return;
+    }
+    // The common close: the deltas go to this node's inclusive values only.
+    const size_t d = depth - 1;
+    const Frame& frame = frames_[d];
+    if (!frame.measured) {  // TD_SAMPLE: a call counted, not read
+      PopUnmeasured(d);
+      return;
+    }
+    const int64_t now = MonotonicNs();
+    ReadCounters(scratch_.data());
+    depth_ = d;
+    top_node_ = frame.parent_node;
+    regions_[region].open = 0;
+    nodes_[frame.node].wall_inclusive_ns += now - frame.start_ns;
+    AddDeltas(NodeInclusive(frame.node), FrameStart(d), scratch_.data(), words_);
+  }
+
+  // TD_SAMPLE=N: times and counts are read on one call in N per node (the
+  // first, the N+1st, …) and scaled to all calls at the end; 1 reads all.
+  void set_sample_every(uint32_t n) { sample_every_ = n < 1 ? 1 : n; }
+  uint32_t sample_every() const { return sample_every_; }
 
   // The owning thread raises this flag before it checks that markers are on
   // and lowers it (release) when the marker is done; finalize waits for it
@@ -150,28 +216,97 @@ class ThreadState {
   absl::Span<const uint64_t> Inclusive(uint32_t node) const {
     return {node_words_.data() + node * 2 * words_, words_};
   }
-  absl::Span<const uint64_t> Exclusive(uint32_t node) const {
-    return {node_words_.data() + node * 2 * words_ + words_, words_};
-  }
+  // Every node's reported values (NodeTotals): inclusive ones scaled to all
+  // calls, exclusive ones = inclusive minus the children's, plus what
+  // recursive activations moved. Exact, when every call is measured, once
+  // nothing is open.
+  NodeTotals ComputeTotals() const;
 
  private:
   struct Frame {
     uint32_t node;
     uint32_t parent_node;  // node of the enclosing frame; 0 (the thread) at top level
     uint32_t region;
-    uint64_t keep_inclusive;  // all ones, or 0 for a recursive activation
+    bool recursive;        // the region was already open: adds no inclusive values
+    bool measured;         // counters and clock read at BEGIN (TD_SAMPLE skips some calls)
     const td_site* site;
     int64_t start_ns;
   };
 
+  // Whether this call of `stats` is one whose times and counts are read.
+  bool TakeMeasuredCall(NodeStats& stats) const {
+    if (__builtin_expect(--stats.until_measured != 0, 0)) return false;
+    stats.until_measured = sample_every_;
+    return true;
+  }
+  // Opens a frame; a measured one reads the counters first and the clock
+  // last, and END the reverse, so that td's own reads fall outside the
+  // region's wall time.
+  __attribute__((always_inline)) Frame& Push(uint32_t node, uint32_t parent, uint32_t region, bool recursive,
+                                             const td_site* site, bool measured) {
+    const size_t depth = depth_;
+    Frame& frame = frames_[depth];
+    frame.node = node;
+    frame.parent_node = parent;
+    frame.region = region;
+    frame.recursive = recursive;
+    frame.measured = measured;
+    frame.site = site;
+    top_node_ = node;
+    depth_ = depth + 1;
+    if (measured) {
+      ReadCounters(FrameStart(depth));
+      frame.start_ns = MonotonicNs();
+    }
+    return frame;
+  }
+  void PopUnmeasured(size_t d) {
+    const Frame& frame = frames_[d];
+    depth_ = d;
+    top_node_ = frame.parent_node;
+    --regions_[frame.region].open;
+  }
+
   uint64_t* FrameStart(size_t depth) { return frame_words_.data() + depth * words_; }
   uint64_t* NodeInclusive(uint32_t node) { return node_words_.data() + node * 2 * words_; }
-  uint64_t* NodeExclusive(uint32_t node) { return NodeInclusive(node) + words_; }
+  uint64_t* NodeMoved(uint32_t node) { return NodeInclusive(node) + words_; }
+
+  // Snapshots are a handful of words. The restrict pointers spare the
+  // vectoriser the run-time alias checks that once cost more than the loop.
+  static void AddDeltas(uint64_t* __restrict to, const uint64_t* __restrict start, const uint64_t* __restrict end,
+                        size_t words) {
+#pragma GCC unroll 2
+    for (size_t i = 0; i < words; ++i) to[i] += end[i] - start[i];
+  }
+  // One read() into the snapshot where the counters are one kernel-read
+  // group (the software group), else the backend's Read.
+  void ReadCounters(uint64_t* snapshot) {
+    if (sole_read_fd_ >= 0) {
+      if (__builtin_expect(read(sole_read_fd_, snapshot, sole_read_bytes_) != sole_read_bytes_, 0)) ++read_failures_;
+    } else if (words_ != 0 && !counters_->Read(snapshot)) {
+      ++read_failures_;
+    }
+  }
+  // calls / measured calls of `node` (TD_SAMPLE), 1 when all were measured.
+  double Scale(const NodeStats& node) const;
+  static int64_t ScaledWall(int64_t ns, double scale) {
+    return scale == 1.0 ? ns : static_cast<int64_t>(std::llround(static_cast<double>(ns) * scale));
+  }
+  // Counter words wrap (deltas are taken modulo 2^64): scaled as signed.
+  static uint64_t ScaledCount(uint64_t count, double scale) {
+    if (scale == 1.0) return count;
+    return static_cast<uint64_t>(std::llround(static_cast<double>(static_cast<int64_t>(count)) * scale));
+  }
+  void BeginUnusual(uint32_t region, const td_site* site);
+  void EndUnusual(uint32_t region, const td_site* site);
+  void UseCounters(std::unique_ptr<ThreadCounters> counters);
 
   uint32_t AddParameterRegion(uint32_t base, long long parameter);
+  // The node `region` used last on this thread is checked first: a region is
+  // nearly always entered from the same parent, however many siblings it has.
   uint32_t ChildOf(uint32_t parent, uint32_t region) {
-    const uint32_t last = nodes_[parent].last_child;
-    if (__builtin_expect(last != NodeStats::kNone && nodes_[last].region == region, 1)) return last;
+    const uint32_t last = regions_[region].last_node;  // 0 (parent kNone) when none yet
+    if (__builtin_expect(nodes_[last].parent == parent, 1)) return last;
     return FindOrAddChild(parent, region);
   }
   uint32_t FindOrAddChild(uint32_t parent, uint32_t region);
@@ -179,7 +314,6 @@ class ThreadState {
   uint32_t InnermostOpenNode(uint32_t region) const;
   size_t InnermostOpenDepth(uint32_t region) const;  // depth_ when not open
   void Grow(uint32_t region);
-  void ReadCounters(uint64_t* snapshot);
   void CloseTop(int64_t now, const uint64_t* end_snapshot);
   void WarnOnce(const td_site* site, const std::string& message);
   void Trace(uint32_t region, bool begin, int64_t time_ns, const uint64_t* snapshot);
@@ -191,6 +325,8 @@ class ThreadState {
   uint32_t index_;
   int64_t tid_;
   std::unique_ptr<ThreadCounters> counters_;
+  int sole_read_fd_ = -1;  // ThreadCounters::SoleKernelRead
+  ssize_t sole_read_bytes_ = 0;
   size_t words_;
   std::string counters_error_;
   RegionRegistry* registry_;
@@ -203,7 +339,15 @@ class ThreadState {
   std::vector<Frame> frames_;
   std::vector<uint64_t> frame_words_;  // per depth: the snapshot taken at BEGIN
   size_t depth_ = 0;
-  std::vector<uint32_t> open_count_;   // per region id: activations open now
+  size_t frame_capacity_ = 0;  // frames_.size()
+  uint32_t top_node_ = 0;      // the innermost open frame's node; 0 (the thread) when none
+  bool tracing_ = false;       // !trace_.empty()
+  uint32_t sample_every_ = 1;  // TD_SAMPLE
+  struct RegionSlot {
+    uint32_t open = 0;       // activations open now
+    uint32_t last_node = 0;  // the node it was entered as last; 0: not yet
+  };
+  std::vector<RegionSlot> regions_;    // per region id
   std::vector<uint64_t> scratch_;      // END's snapshot
   absl::flat_hash_map<std::pair<uint32_t, long long>, uint32_t> parameter_regions_;
   // (parent node, region) -> node, for parents with many children, where a

@@ -10,10 +10,13 @@
 namespace td {
 namespace {
 
-// The default group (page-faults, task-clock, …) is already in the table.
+// The default group (page-faults, task-clock, …, or task-clock alone where it
+// is a hardware group's time enabled) is already in the table.
 bool IsDefaultGroup(const RunData& data, size_t g) {
   const GroupInfo& group = data.layout.groups[g];
-  return g == 0 && group.num_events > 0 && data.layout.events[group.first_event].name == "page-faults";
+  if (g != 0 || group.num_events == 0) return false;
+  const std::string& first = data.layout.events[group.first_event].name;
+  return first == "page-faults" || (first == "task-clock" && group.num_events == 1);
 }
 
 std::string FormatCount(double value) {

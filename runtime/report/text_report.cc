@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "runtime/base/byte_strings.h"
+#include "runtime/regions/thread_state.h"
 #include "runtime/report/counter_text.h"
 #include "runtime/report/software_metrics.h"
 #include "runtime/report/topdown_text.h"
@@ -271,6 +272,21 @@ std::string MarkerCostLine(const RunData& data) {
   return line;
 }
 
+// One line: TD_SAMPLE's share of calls read, over the whole run.
+std::string SampledLine(const RunData& data) {
+  uint64_t calls = 0;
+  uint64_t read = 0;
+  for (const Region& region : data.regions) {
+    for (const RegionOnThread& t : region.threads) {
+      calls += t.calls;
+      read += MeasuredCalls(t.calls, data.sample_every);
+    }
+  }
+  return absl::StrFormat("sampled (TD_SAMPLE=%d): times and counts read on 1 call in %d per region and thread "
+                         "(%s of %s calls) and scaled to all calls; call counts are exact\n",
+                         data.sample_every, data.sample_every, WithThousands(read), WithThousands(calls));
+}
+
 std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
                              const TextReportOptions& options) {
   std::string out;
@@ -289,6 +305,7 @@ std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
   absl::StrAppendFormat(&out, "measured: %s\n", Printable(a.measured));
   if (!a.memory.empty()) absl::StrAppendFormat(&out, "memory traffic: %s\n", Printable(a.memory));
   if (data.marker_cost && data.marker_cost->taken_out) out += MarkerCostLine(data);
+  if (data.sample_every > 1) out += SampledLine(data);
   for (const ThreadInfo& t : data.threads) {
     if (!t.counters_measured && a.software_counters) {
       absl::StrAppendFormat(&out, "thread %d: counters not measured: %s\n", t.index,

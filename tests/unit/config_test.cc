@@ -32,6 +32,17 @@ TEST(Config, DefaultsWhenNothingIsSet) {
   EXPECT_TRUE(c.rdpmc);
 }
 
+TEST(Config, SoftwareEventsAutoOrAll) {
+  std::vector<std::string> errors;
+  EXPECT_FALSE(Read({}, &errors).all_software_events);
+  EXPECT_TRUE(Read({{"TD_SOFTWARE_EVENTS", "all"}}, &errors).all_software_events);
+  EXPECT_FALSE(Read({{"TD_SOFTWARE_EVENTS", "AUTO"}}, &errors).all_software_events);
+  EXPECT_TRUE(errors.empty());
+  EXPECT_FALSE(Read({{"TD_SOFTWARE_EVENTS", "some"}}, &errors).all_software_events);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0], "TD_SOFTWARE_EVENTS=\"some\" is not understood; accepted: auto, all; using auto");
+}
+
 TEST(Config, ReadsEveryVariable) {
   std::vector<std::string> errors;
   const Config c = Read({{"TD_DISABLE", "Yes"},

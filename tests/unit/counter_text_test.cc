@@ -6,6 +6,7 @@
 
 #include "gtest/gtest.h"
 #include "runtime/analysis/run_analysis.h"
+#include "runtime/counters/perf_event_backend.h"
 #include "tests/unit/sample_runs.h"
 
 namespace td {
@@ -32,6 +33,23 @@ TEST(Coverage, OnlyTheDefaultGroupPrintsNothing) {
   RunData data;
   data.layout = SoftwareLayout();
   EXPECT_EQ(FormatCounterSection(data, {}), "");
+}
+
+// On a PMU host the default group is task-clock alone (a hardware group's
+// time enabled): still in the table, not a counter group of its own.
+TEST(Coverage, TaskClockFromAHardwareGroupIsTheDefaultGroup) {
+  CounterLayout with_hardware = SoftwareLayout();
+  EventInfo cycles;
+  cycles.name = "cycles";
+  cycles.hardware = true;
+  with_hardware.AddGroup({cycles});
+  RunData data;
+  data.layout = TaskClockFromHardwareGroup(with_hardware);
+  data.regions.push_back(Region{});
+  data.regions[0].path = "r";
+  const std::string text = FormatCounterSection(data, {});
+  EXPECT_EQ(text.find("{task-clock}"), std::string::npos) << text;
+  EXPECT_NE(text.find("group 1 {cycles}"), std::string::npos) << text;
 }
 
 }  // namespace

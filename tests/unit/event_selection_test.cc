@@ -78,11 +78,22 @@ TEST(SelectEvents, RepeatedEventsAreCountedOnceWithOneLine) {
   }
   EXPECT_EQ(minor, 1u);
   EXPECT_EQ(task_clock, 0u) << "the software group counts it already";
+  EXPECT_TRUE(s.software_group_named) << "task-clock is the software group's: it stays";
   const auto said = std::count_if(s.notices.begin(), s.notices.end(), [](const std::string& n) {
     return n == "TD_EVENTS: listed again or counted by default, counted once: task-clock (300 extra), "
                 "minor-faults (1 extra), cycles (1 extra)";
   });
   EXPECT_EQ(said, 1) << (s.notices.empty() ? "" : s.notices.back());
+}
+
+TEST(SelectEvents, OtherSoftwareEventsDoNotKeepTheSoftwareGroup) {
+  SelectionInput input;
+  input.td_events = "minor-faults,cycles";
+  input.hardware_available = true;
+  input.library = &Library();
+  EXPECT_FALSE(SelectEvents(input).software_group_named);
+  input.td_events = "cycles,page-faults";
+  EXPECT_TRUE(SelectEvents(input).software_group_named);
 }
 
 TEST(SelectEvents, DefaultsAreTheFormulaEventsPlannedIntoSchedulableGroups) {

@@ -14,6 +14,9 @@
 
 #include "gtest/gtest.h"
 #include "runtime/counters/availability.h"
+#include "runtime/model/merge_threads.h"
+#include "runtime/regions/thread_state.h"
+#include "tests/support/fake_pmu.h"
 
 namespace td {
 namespace {
@@ -104,6 +107,34 @@ TEST(PerfEventBackend, SoftwareGroupsAreNotMappedByDefault) {
   EXPECT_EQ((*counters)->fallback_reads(), 0u);
 }
 
+// The software group alone is one read() of the whole snapshot: the markers
+// make that call themselves. A mapped group, or a second group, is not.
+TEST(PerfEventBackend, SoftwareGroupAloneIsOneKernelReadOfTheWholeSnapshot) {
+  if (!SoftwareCountersWork()) GTEST_SKIP() << "skipped: perf_event_open is not usable here";
+  auto backend = SoftwareBackend();
+  auto counters = backend->OpenForCurrentThread();
+  ASSERT_TRUE(counters.ok()) << counters.status();
+  size_t bytes = 0;
+  const int fd = (*counters)->SoleKernelRead(&bytes);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(bytes, backend->layout().words * sizeof(uint64_t));
+  std::vector<uint64_t> snapshot(backend->layout().words);
+  ASSERT_EQ(read(fd, snapshot.data(), bytes), static_cast<ssize_t>(bytes));
+  EXPECT_EQ(snapshot[0], 4u) << "nr: the group's own read format";
+
+  auto mapped = MakePerfEventBackend(SoftwareLayout(), Availability{}, &RealPerfEventOpen, UserReads::kAlways);
+  auto mapped_counters = mapped->OpenForCurrentThread();
+  ASSERT_TRUE(mapped_counters.ok()) << mapped_counters.status();
+  EXPECT_EQ((*mapped_counters)->SoleKernelRead(&bytes), -1) << "a mapped group is read through its pages";
+
+  CounterLayout two = SoftwareLayout();
+  two.AddGroup(SoftwareLayout().events);
+  auto second = MakePerfEventBackend(two, Availability{}, &RealPerfEventOpen);
+  auto second_counters = second->OpenForCurrentThread();
+  ASSERT_TRUE(second_counters.ok()) << second_counters.status();
+  EXPECT_EQ((*second_counters)->SoleKernelRead(&bytes), -1) << "two groups: the backend reads them";
+}
+
 struct OpenCall {
   pid_t pid;
   int cpu;
@@ -157,6 +188,88 @@ TEST(PerfEventBackend, OpenFailureIsAStatusNamingTheEvent) {
   EXPECT_EQ(counters.status().message(),
             "perf_event_open(page-faults) failed with EMFILE (Too many open files)");
   EXPECT_EQ(g_calls, 1);
+}
+
+// Where hardware groups are counted, task-clock becomes the first per-thread
+// hardware group's time enabled and the software group is not opened.
+TEST(TaskClockFromHardwareGroup, ReplacesTheSoftwareGroupWithTheHardwareGroupsTime) {
+  const CounterLayout before = fake_pmu::SoftwareAndHardwareGroup(5);
+  size_t source = 0;
+  const CounterLayout after = TaskClockFromHardwareGroup(before, &source);
+  EXPECT_EQ(source, 1u);
+  ASSERT_EQ(after.groups.size(), 2u);
+  ASSERT_EQ(after.groups[0].num_events, 1u);
+  EXPECT_EQ(after.events[0].name, "task-clock");
+  EXPECT_EQ(after.events[0].time_of_group, 1);
+  EXPECT_EQ(after.groups[1].num_events, 5u);
+  EXPECT_EQ(after.events[1].name, "event0");
+  EXPECT_EQ(after.groups[1].word_offset, 4u);
+  EXPECT_EQ(after.words, 4u + 3u + 5u);
+
+  // Without a hardware group (no PMU) nothing changes.
+  size_t none = 0;
+  EXPECT_EQ(TaskClockFromHardwareGroup(SoftwareLayout(), &none).events.size(), 4u);
+  EXPECT_EQ(none, 0u);
+}
+
+// The marker path of a PMU host, run on fake pages: a Level-1-sized group of
+// five hardware events read with (fake) rdpmc, task-clock from its time
+// enabled. Not one read() per pair, and every value is what the pages said.
+TEST(PerfEventBackendOnFakePages, MarkersMakeNoKernelReadAndCountWhatThePagesSay) {
+  fake_pmu::Reset();
+  const CounterLayout layout = TaskClockFromHardwareGroup(fake_pmu::SoftwareAndHardwareGroup(5));
+  auto backend = MakePerfEventBackend(layout, Availability{}, &fake_pmu::Open, UserReads::kAlways, fake_pmu::Seams());
+  auto counters = backend->OpenForCurrentThread();
+  ASSERT_TRUE(counters.ok()) << counters.status();
+  ThreadCounters* raw = counters->get();
+  size_t bytes = 0;
+  EXPECT_EQ(raw->SoleKernelRead(&bytes), -1);
+  RegionRegistry registry;
+  ThreadState state(0, 1, *std::move(counters), layout.words, "", &registry);
+  td_site site{"pair", "test.cc", 1, 0, 0};
+  const uint32_t region = registry.IdForSite(&site);
+  constexpr int kPairs = 1000;
+  for (int i = 0; i < kPairs; ++i) {
+    fake_pmu::Advance(50);  // outside: not counted
+    state.Begin(region, &site);
+    fake_pmu::Advance(1000);
+    state.End(region, &site);
+  }
+  EXPECT_EQ(fake_pmu::Pmu().kernel_reads, 0u) << "a read() on the marker path";
+  EXPECT_EQ(raw->user_reads(), 2u * kPairs);
+  EXPECT_EQ(raw->fallback_reads(), 0u);
+
+  RunData data;
+  data.layout = layout;
+  MergeThreads({&state}, registry.AllNames(), &data);
+  ASSERT_EQ(data.regions.size(), 1u);
+  const RegionOnThread& part = data.regions[0].threads[0];
+  EXPECT_EQ(part.calls, static_cast<uint64_t>(kPairs));
+  ASSERT_EQ(part.events.size(), 6u);
+  EXPECT_EQ(part.events[0].inclusive, 1000u * kPairs) << "task-clock: the hardware group's time enabled";
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(part.events[1 + i].inclusive, (i + 1) * 1000u * kPairs) << layout.events[1 + i].name;
+    EXPECT_EQ(part.events[1 + i].exclusive, part.events[1 + i].inclusive);
+  }
+  ASSERT_EQ(part.groups.size(), 2u);
+  EXPECT_EQ(part.groups[1].enabled_ns, 1000u * kPairs);
+  EXPECT_EQ(part.groups[1].running_ns, 1000u * kPairs);
+}
+
+// A page that forbids user reads (multiplexed out) sends that read to the
+// kernel: the fallback is there, and counted.
+TEST(PerfEventBackendOnFakePages, APageForbiddingUserReadsFallsBackToRead) {
+  fake_pmu::Reset();
+  const CounterLayout layout = TaskClockFromHardwareGroup(fake_pmu::SoftwareAndHardwareGroup(2));
+  auto backend = MakePerfEventBackend(layout, Availability{}, &fake_pmu::Open, UserReads::kAlways, fake_pmu::Seams());
+  auto counters = backend->OpenForCurrentThread();
+  ASSERT_TRUE(counters.ok()) << counters.status();
+  std::vector<uint64_t> snapshot(layout.words);
+  ASSERT_TRUE((*counters)->Read(snapshot.data()));
+  fake_pmu::Pmu().pages[1].index = 0;  // the second member is off its counter
+  EXPECT_FALSE((*counters)->Read(snapshot.data())) << "the fake read() fails";
+  EXPECT_EQ(fake_pmu::Pmu().kernel_reads, 1u);
+  EXPECT_EQ((*counters)->fallback_reads(), 1u);
 }
 
 }  // namespace

@@ -95,6 +95,48 @@ TEST_F(RdpmcProtocol, FallsBackWhenNotOnACounterOrNotAllowed) {
   EXPECT_EQ(g_reads, 0) << "no rdpmc when the page forbids it";
 }
 
+// The capability masks are the kernel's bitfields.
+TEST(RdpmcCapabilities, MasksAreTheBitfieldsOfThePage) {
+  perf_event_mmap_page page{};
+  page.cap_user_rdpmc = 1;
+  EXPECT_EQ(page.capabilities, kCapUserRdpmc);
+  page = perf_event_mmap_page{};
+  page.cap_user_time = 1;
+  EXPECT_EQ(page.capabilities, kCapUserTime);
+  page = perf_event_mmap_page{};
+  page.cap_user_time_short = 1;
+  EXPECT_EQ(page.capabilities, kCapUserTimeShort);
+}
+
+// The markers' single attempts: the same values as the full protocol, and
+// false (the caller then takes the full path) on a forbidding page or a
+// concurrent update.
+TEST_F(RdpmcProtocol, SingleAttemptsGiveTheProtocolsValuesOrStepAside) {
+  g_counter = 0xFFFFFFFFFFF0ull;  // -16 in 48 bits
+  uint64_t count = 0;
+  ASSERT_TRUE(TryReadCount(&page_, &FakeCounter, &count));
+  EXPECT_EQ(count, 5000u - 16u);
+
+  page_.cap_user_time = 1;
+  page_.time_mult = 1u << 9;  // 2 TSC ticks per ns
+  page_.time_shift = 10;
+  uint64_t enabled = 0, running = 0;
+  ASSERT_TRUE(TryReadCountAndTimes(&page_, &FakeCounter, [] { return uint64_t{600}; }, &count, &enabled, &running));
+  EXPECT_EQ(count, 5000u - 16u);
+  EXPECT_EQ(enabled, 700u + 300u);
+  EXPECT_EQ(running, 350u + 300u);
+
+  g_updates_left = 1;
+  EXPECT_FALSE(TryReadCount(&page_, &FakeCounter, &count)) << "the lock moved";
+  page_.cap_user_time = 0;
+  EXPECT_FALSE(TryReadCountAndTimes(&page_, &FakeCounter, [] { return uint64_t{0}; }, &count, &enabled, &running))
+      << "no user time";
+  page_.index = 0;
+  const int reads = g_reads;
+  EXPECT_FALSE(TryReadCount(&page_, &FakeCounter, &count));
+  EXPECT_EQ(g_reads, reads) << "no rdpmc when not on a counter";
+}
+
 TEST(RdpmcKernelPage, SoftwareEventHasNoUserCounter) {
   perf_event_attr attr{};
   attr.size = sizeof(attr);

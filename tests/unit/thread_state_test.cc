@@ -17,8 +17,9 @@ namespace {
 // One group of one event whose value the test sets before each marker.
 class ScriptedCounter final : public ThreadCounters {
  public:
-  explicit ScriptedCounter(uint64_t* value) : value_(value) {}
+  explicit ScriptedCounter(uint64_t* value, int* reads = nullptr) : value_(value), reads_(reads) {}
   bool Read(uint64_t* snapshot) override {
+    if (reads_ != nullptr) ++*reads_;
     snapshot[0] = 1;
     snapshot[1] = *value_ * 2;  // enabled
     snapshot[2] = *value_;      // running: half the time, as if multiplexed
@@ -28,6 +29,7 @@ class ScriptedCounter final : public ThreadCounters {
 
  private:
   uint64_t* value_;
+  int* reads_;
 };
 
 class ThreadStateTest : public ::testing::Test {
@@ -36,7 +38,7 @@ class ThreadStateTest : public ::testing::Test {
     EventInfo e;
     e.name = "x";
     layout_.AddGroup({e});
-    state_ = std::make_unique<ThreadState>(0, 1, std::make_unique<ScriptedCounter>(&value_),
+    state_ = std::make_unique<ThreadState>(0, 1, std::make_unique<ScriptedCounter>(&value_, &reads_),
                                            layout_.words, "", &registry_);
   }
   void Begin(const char* name, uint64_t value) {
@@ -67,6 +69,7 @@ class ThreadStateTest : public ::testing::Test {
   }
 
   uint64_t value_ = 0;
+  int reads_ = 0;
   CounterLayout layout_;
   RegionRegistry registry_;
   std::vector<std::unique_ptr<td_site>> sites_;
@@ -228,6 +231,80 @@ TEST_F(ThreadStateTest, ManySiblingsEachKeepTheirOwnNode) {
     EXPECT_EQ(r.threads[0].calls, 30u) << r.path;
     EXPECT_EQ(r.threads[0].events[0].inclusive, 30u * (1 + s)) << r.path;
   }
+}
+
+// Each region remembers the node it was entered as last; entered under
+// another parent it misses, and the parent's list or table must find (or
+// add) the right node. 20 regions alternate between two parents, so both
+// the list walk (up to 8 children) and the table (beyond) answer misses.
+TEST_F(ThreadStateTest, RegionsAlternatingBetweenParentsKeepANodePerParent) {
+  for (int round = 0; round < 3; ++round) {
+    for (const char* parent : {"p", "q"}) {
+      Begin(parent, 0);
+      for (int i = 0; i < 20; ++i) {
+        const std::string name = "s" + std::to_string(i);
+        Begin(name.c_str(), 10);
+        End(name.c_str(), 10 + (parent[0] == 'p' ? 1 : 100) * (i + 1));
+      }
+      End(parent, 5000);
+    }
+  }
+  const RunData data = Merge();
+  ASSERT_EQ(data.regions.size(), 42u);
+  for (int i = 0; i < 20; ++i) {
+    const Region& under_p = Find(data, "p/s" + std::to_string(i));
+    const Region& under_q = Find(data, "q/s" + std::to_string(i));
+    EXPECT_EQ(under_p.threads[0].calls, 3u);
+    EXPECT_EQ(under_q.threads[0].calls, 3u);
+    EXPECT_EQ(under_p.threads[0].events[0].inclusive, 3u * (i + 1));
+    EXPECT_EQ(under_q.threads[0].events[0].inclusive, 300u * (i + 1));
+  }
+}
+
+// TD_SAMPLE=4: calls 1, 5, 9 … of each node are read, the others only
+// counted; inclusive values are scaled to all calls and the exclusive ones
+// worked out from the scaled values.
+TEST_F(ThreadStateTest, SampledCallsAreScaledToAllCallsAndUnreadPairsReadNothing) {
+  state_->set_sample_every(4);
+  Begin("outer", 0);
+  uint64_t at = 0;
+  for (int i = 0; i < 10; ++i) {
+    Begin("inner", at);
+    at += 10;  // every call of inner spans 10
+    End("inner", at);
+    at += 1;
+  }
+  End("outer", 200);
+  EXPECT_EQ(reads_, 2 + 2 * 3) << "outer once; inner on calls 1, 5 and 9 only";
+  const RunData data = Merge();
+  const RegionOnThread& outer = Find(data, "outer").threads[0];
+  const RegionOnThread& inner = Find(data, "outer/inner").threads[0];
+  EXPECT_EQ(inner.calls, 10u) << "calls stay exact";
+  EXPECT_EQ(inner.events[0].inclusive, 100u) << "3 read calls × 10, scaled by 10 / 3";
+  EXPECT_EQ(outer.events[0].inclusive, 200u);
+  EXPECT_EQ(outer.events[0].exclusive, 100u) << "200 minus inner's scaled 100";
+  EXPECT_EQ(MeasuredCalls(10, 4), 3u);
+  EXPECT_EQ(MeasuredCalls(8, 4), 2u);
+  EXPECT_EQ(MeasuredCalls(7, 1), 7u);
+}
+
+// Sampling skips reads only: an unread activation that an outer END closes
+// is closed without a read, and the counts of the read ones stay exact.
+TEST_F(ThreadStateTest, UnreadActivationsClosedImplicitlyStayUnread) {
+  state_->set_sample_every(2);
+  Begin("a", 0);
+  End("a", 10);  // call 1: read
+  Begin("a", 20);  // call 2: not read
+  Begin("b", 25);  // call 1 of b: read
+  End("a", 40);    // closes b implicitly, then a (unread)
+  const RunData data = Merge();
+  const RegionOnThread& a = Find(data, "a").threads[0];
+  const RegionOnThread& b = Find(data, "a/b").threads[0];
+  EXPECT_EQ(a.calls, 2u);
+  EXPECT_EQ(a.events[0].inclusive, 20u) << "one read call of 10, scaled by 2";
+  EXPECT_EQ(b.calls, 1u);
+  EXPECT_EQ(b.closed_implicitly, 1u);
+  EXPECT_EQ(b.events[0].inclusive, 15u);
 }
 
 TEST_F(ThreadStateTest, DeepNestingGrowsTheStack) {
