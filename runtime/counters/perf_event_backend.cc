@@ -200,6 +200,7 @@ class PerfEventBackend final : public CounterBackend {
     std::vector<void*> pages;
     std::vector<std::string> failures;
     std::vector<TimeCopy> time_copies;
+    std::vector<bool> group_opened(layout_.groups.size(), false);
     // Socket-wide groups count once per process: the first thread opens them.
     pid_t expected = claimed_by_.load();
     const bool opens_system_wide = expected != getpid() && claimed_by_.compare_exchange_strong(expected, getpid());
@@ -207,11 +208,8 @@ class PerfEventBackend final : public CounterBackend {
       const bool system_wide = group.num_events > 0 && layout_.events[group.first_event].system_wide();
       if (system_wide && !opens_system_wide) continue;  // stays 0 on this thread: not measured here
       if (group.num_events == 1 && layout_.events[group.first_event].time_of_group >= 0) {
-        const auto source = static_cast<size_t>(layout_.events[group.first_event].time_of_group);
-        if (source < layout_.groups.size()) {
-          time_copies.push_back({group.word_offset, layout_.groups[source].word_offset});
-        }
-        continue;
+        time_copies.push_back({group.word_offset, static_cast<size_t>(layout_.events[group.first_event].time_of_group)});
+        continue;  // its source is resolved once the groups are open
       }
       std::vector<int> fds;
       std::string failure;
@@ -239,7 +237,9 @@ class PerfEventBackend final : public CounterBackend {
       if (WantsUserReads(group)) g.user = MapForUserReads(group, fds, &pages);
       opened.push_back(std::move(g));
       all.insert(all.end(), fds.begin(), fds.end());
+      group_opened[static_cast<size_t>(&group - layout_.groups.data())] = true;
     }
+    ResolveTimeSources(group_opened, &time_copies);
     if (all.empty() && !failures.empty()) return absl::UnavailableError(failures.front());
     std::string unopened;
     if (!failures.empty()) {
@@ -271,6 +271,29 @@ class PerfEventBackend final : public CounterBackend {
       fd = open_fn_(&attr, 0, -1, leader, PERF_FLAG_FD_CLOEXEC);
     }
     return fd;
+  }
+
+  // Each derived task-clock copies its named group's time enabled; where that
+  // group did not open on this thread, another per-thread hardware group's
+  // (the thread ran the same while any of them counted). None: left out, so
+  // task-clock reads as not measured on this thread.
+  void ResolveTimeSources(const std::vector<bool>& group_opened, std::vector<TimeCopy>* copies) const {
+    std::vector<TimeCopy> resolved;
+    for (const TimeCopy& copy : *copies) {
+      size_t source = copy.source_offset;  // still the group index here
+      if (source >= layout_.groups.size() || !group_opened[source]) {
+        source = layout_.groups.size();
+        for (size_t g = 0; g < layout_.groups.size() && source == layout_.groups.size(); ++g) {
+          const GroupInfo& group = layout_.groups[g];
+          if (!group_opened[g] || layout_.events[group.first_event].system_wide()) continue;
+          for (size_t i = 0; i < group.num_events; ++i) {
+            if (layout_.events[group.first_event + i].hardware) source = g;
+          }
+        }
+      }
+      if (source < layout_.groups.size()) resolved.push_back({copy.word_offset, layout_.groups[source].word_offset});
+    }
+    *copies = std::move(resolved);
   }
 
   bool WantsUserReads(const GroupInfo& group) const {

@@ -38,15 +38,19 @@ RegionTotals Totals(const Region& region, size_t num_events) {
 namespace {
 
 // `value` − `loss`, rounded, and 0 below 0. A loss of 0 (an event a pair does
-// not move, such as page faults) leaves the value exact.
+// not move, such as page faults) leaves the value exact. A negative loss (a
+// sampled region's exclusive values, see TakeOutMarkerCost) gives back.
 template <typename Value>
 Value Less(Value value, double loss) {
-  if (!(loss > 0)) return value;
+  if (loss == 0 || std::isnan(loss)) return value;
   const double left = static_cast<double>(value) - loss;
   if (left <= 0) return Value{0};
   // Near the top of the type a double rounds up past it: keep the value (a
-  // loss that small against it changes nothing a report shows).
-  if (left + 0.5 >= static_cast<double>(std::numeric_limits<Value>::max())) return value;
+  // loss that small against it changes nothing a report shows), or stop at
+  // the top when giving back.
+  if (left + 0.5 >= static_cast<double>(std::numeric_limits<Value>::max())) {
+    return loss > 0 ? value : std::numeric_limits<Value>::max();
+  }
   return static_cast<Value>(left + 0.5);
 }
 
@@ -80,11 +84,17 @@ void TakeOutMarkerCost(RunData* run_data) {
   // walk has every child's figures before its parent needs them.
   const uint32_t every = run.sample_every;
   std::vector<std::vector<uint64_t>> inside_pairs(run.regions.size());
-  std::vector<std::vector<uint64_t>> child_calls(run.regions.size());
+  std::vector<std::vector<uint64_t>> child_calls(run.regions.size());  // read outermost calls
+  // TD_SAMPLE: the children's outermost calls that were not read. A child's
+  // scaled inclusive values carry the inside cost on every call, the
+  // parent's only on the read ones: the parent's exclusive values were
+  // lowered by that much already.
+  std::vector<std::vector<uint64_t>> unread_child_calls(run.regions.size());
   for (size_t r = run.regions.size(); r-- > 0;) {
     const Region& region = run.regions[r];
     inside_pairs[r].assign(region.threads.size(), 0);
     child_calls[r].assign(region.threads.size(), 0);
+    unread_child_calls[r].assign(region.threads.size(), 0);
     for (size_t p = 0; p < region.threads.size(); ++p) {
       const uint32_t thread = region.threads[p].thread;
       if (thread >= num_threads) continue;
@@ -95,10 +105,12 @@ void TakeOutMarkerCost(RunData* run_data) {
         // TD_SAMPLE: only the pairs whose counters were read cost a measured
         // pair; the others' few instructions are not taken out.
         inside_pairs[r][p] = SaturatingAdd(
-            inside_pairs[r][p], SaturatingAdd(MeasuredCalls(c.calls, every),
+            inside_pairs[r][p], SaturatingAdd(MeasuredCalls(c.calls, c.recursive_calls, every),
                                               inside_pairs[static_cast<size_t>(child)][static_cast<size_t>(q)]));
-        child_calls[r][p] = SaturatingAdd(child_calls[r][p],
-                                          MeasuredCalls(c.calls - std::min(c.recursive_calls, c.calls), every));
+        const uint64_t outermost = c.calls - std::min(c.recursive_calls, c.calls);
+        const uint64_t read = MeasuredOutermostCalls(outermost, every);
+        child_calls[r][p] = SaturatingAdd(child_calls[r][p], read);
+        unread_child_calls[r][p] = SaturatingAdd(unread_child_calls[r][p], outermost - read);
       }
     }
   }
@@ -115,23 +127,26 @@ void TakeOutMarkerCost(RunData* run_data) {
       // Each part's counts are an allocation of their own: ask for the next
       // part's while this one is done (at 640,000 parts the misses dominate).
       if (p + 1 < parts.size() && !parts[p + 1].events.empty()) __builtin_prefetch(parts[p + 1].events.data(), 1);
-      const uint64_t all_recursive = std::min(t.recursive_calls, t.calls);
-      // A region's own calls are scaled to all calls, so each carries the
-      // inside cost; pairs nested in it cost a pair only when measured.
-      const auto own = static_cast<double>(t.calls - all_recursive);
-      const uint64_t recursive = MeasuredCalls(all_recursive, every);
+      const uint64_t recursive = std::min(t.recursive_calls, t.calls);  // always read
+      // A region's outermost calls are scaled to all calls (TD_SAMPLE), so
+      // each carries the inside cost; pairs nested in it cost a pair only
+      // when they were read.
+      const auto own = static_cast<double>(t.calls - recursive);
       const auto inner = static_cast<double>(SaturatingAdd(inside_pairs[r][p], recursive));
       const auto children = static_cast<double>(child_calls[r][p]);
+      const auto unread_children = static_cast<double>(unread_child_calls[r][p]);
       t.wall_inclusive_ns = Less(t.wall_inclusive_ns, own * cost.inside_wall_ns + inner * pair_wall);
-      t.wall_exclusive_ns = Less(t.wall_exclusive_ns, own * cost.inside_wall_ns + children * cost.around_wall_ns +
-                                                          static_cast<double>(recursive) * pair_wall);
+      t.wall_exclusive_ns =
+          Less(t.wall_exclusive_ns, own * cost.inside_wall_ns + children * cost.around_wall_ns -
+                                        unread_children * cost.inside_wall_ns + static_cast<double>(recursive) * pair_wall);
       const bool measured = counted && t.events.size() == num_events;
       if (measured) {
         for (size_t e = 0; e < num_events; ++e) {
           const double pair = cost.inside[e] + cost.around[e];
           t.events[e].inclusive = Less(t.events[e].inclusive, own * cost.inside[e] + inner * pair);
-          t.events[e].exclusive = Less(t.events[e].exclusive, own * cost.inside[e] + children * cost.around[e] +
-                                                                  static_cast<double>(recursive) * pair);
+          t.events[e].exclusive =
+              Less(t.events[e].exclusive, own * cost.inside[e] + children * cost.around[e] -
+                                              unread_children * cost.inside[e] + static_cast<double>(recursive) * pair);
         }
       }
       int64_t children_wall = 0;

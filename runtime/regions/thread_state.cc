@@ -133,10 +133,12 @@ void ThreadState::BeginUnusual(uint32_t region, const td_site* site) {
   NodeStats& stats = nodes_[node];
   ++stats.calls;
   stats.recursive_calls += recursive;
-  // Recursive activations take their turn like any other call, so that a
-  // node's measured calls are always MeasuredCalls(calls). (The runtime
-  // turns sampling off while tracing: a timeline needs every snapshot.)
-  const bool measured = TakeMeasuredCall(stats);
+  // Recursive activations are always read: the time they move from the
+  // region they were entered in to this one is then a total, not a sample,
+  // and only outermost calls (the ones that add inclusive values) are
+  // sampled. (The runtime turns sampling off while tracing: a timeline
+  // needs every snapshot.)
+  const bool measured = recursive || TakeMeasuredCall(stats);
   const Frame& frame = Push(node, parent, region, recursive, site, measured);
   if (tracing_ && measured) Trace(region, true, frame.start_ns, FrameStart(depth_ - 1));
 }
@@ -360,8 +362,10 @@ bool ThreadState::ResetRegion(uint32_t region) {
 }
 
 double ThreadState::Scale(const NodeStats& node) const {
-  const uint64_t measured = MeasuredCalls(node.calls, sample_every_);
-  return measured == 0 || measured == node.calls ? 1.0 : static_cast<double>(node.calls) / static_cast<double>(measured);
+  const uint64_t outermost = node.calls - std::min(node.recursive_calls, node.calls);
+  const uint64_t measured = MeasuredOutermostCalls(outermost, sample_every_);
+  return measured == 0 || measured == outermost ? 1.0
+                                                : static_cast<double>(outermost) / static_cast<double>(measured);
 }
 
 NodeTotals ThreadState::ComputeTotals() const {
@@ -390,6 +394,15 @@ NodeTotals ThreadState::ComputeTotals() const {
     out.wall_exclusive_ns[parent] -= out.wall_inclusive_ns[n];
     uint64_t* parent_exclusive = out.exclusive_words.data() + parent * words_;
     for (size_t i = 0; i < words_; ++i) parent_exclusive[i] -= inclusive[i];
+  }
+  if (sample_every_ > 1) {
+    // Scaled estimates of a parent and its children can cross: a parent
+    // whose read calls were short shows less than its children's estimate.
+    // Exclusive values stop at 0 rather than wrap.
+    for (int64_t& ns : out.wall_exclusive_ns) ns = std::max<int64_t>(ns, 0);
+    for (uint64_t& word : out.exclusive_words) {
+      if (static_cast<int64_t>(word) < 0) word = 0;
+    }
   }
   return out;
 }
@@ -427,6 +440,7 @@ void ThreadState::CloseOpenRegions(const char* when, bool own_thread) {
 
 void ThreadState::Retire() {
   CloseOpenRegions("thread exit");
+  sole_read_fd_ = -1;  // the counters' fds close with them
   counters_.reset();
   retired_ = true;
 }

@@ -42,9 +42,9 @@ struct NodeStats {
   uint32_t next_sibling = kNone;
   uint32_t child_count = 0;
   uint64_t calls = 0;
-  // TD_SAMPLE=N: the calls whose times and counts are read are the 1st, the
-  // N+1st, …, so ceil(calls / N) of them (MeasuredCalls); this counts down
-  // to the next one.
+  // TD_SAMPLE=N: of the outermost calls, those whose times and counts are
+  // read are the 1st, the N+1st, … (MeasuredCalls); this counts down to the
+  // next one. Recursive activations are always read.
   uint32_t until_measured = 1;
   uint64_t recursive_calls = 0;    // calls made while the region was already open
   uint64_t unterminated = 0;       // still open at thread exit or finalize
@@ -57,10 +57,16 @@ struct NodeStats {
   int64_t wall_moved_ns = 0;
 };
 
-// The calls of `calls` whose times and counts were read when one in
-// `sample_every` is: the first, then every sample_every-th.
-inline uint64_t MeasuredCalls(uint64_t calls, uint32_t sample_every) {
+// Of `calls` outermost calls, those whose times and counts were read when one
+// in `sample_every` is: the first, then every sample_every-th.
+inline uint64_t MeasuredOutermostCalls(uint64_t calls, uint32_t sample_every) {
   return sample_every <= 1 ? calls : calls / sample_every + (calls % sample_every != 0 ? 1 : 0);
+}
+// All read calls of a region that had `calls`, `recursive` of them recursive
+// (those are always read: their time moves between regions exactly).
+inline uint64_t MeasuredCalls(uint64_t calls, uint64_t recursive, uint32_t sample_every) {
+  recursive = std::min(recursive, calls);
+  return MeasuredOutermostCalls(calls - recursive, sample_every) + recursive;
 }
 
 // Every node's values as reported: inclusive ones scaled from the measured
@@ -287,7 +293,8 @@ class ThreadState {
       ++read_failures_;
     }
   }
-  // calls / measured calls of `node` (TD_SAMPLE), 1 when all were measured.
+  // Outermost calls / read outermost calls of `node` (TD_SAMPLE; only those
+  // add inclusive values), 1 when all were read.
   double Scale(const NodeStats& node) const;
   static int64_t ScaledWall(int64_t ns, double scale) {
     return scale == 1.0 ? ns : static_cast<int64_t>(std::llround(static_cast<double>(ns) * scale));

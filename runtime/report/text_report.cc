@@ -279,7 +279,7 @@ std::string SampledLine(const RunData& data) {
   for (const Region& region : data.regions) {
     for (const RegionOnThread& t : region.threads) {
       calls += t.calls;
-      read += MeasuredCalls(t.calls, data.sample_every);
+      read += MeasuredCalls(t.calls, t.recursive_calls, data.sample_every);
     }
   }
   return absl::StrFormat("sampled (TD_SAMPLE=%d): times and counts read on 1 call in %d per region and thread "

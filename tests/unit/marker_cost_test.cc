@@ -55,6 +55,26 @@ TEST(MarkerCost, TakenOutPerCallAndPerPairInside) {
   EXPECT_EQ(RunToJson(run), RunToJson(once)) << "taken out once only";
 }
 
+// TD_SAMPLE=2: of inner's 4 outermost calls 2 were read. Only those 2 pairs
+// cost a pair inside outer; inner's scaled values carry the inside cost on
+// all 4 calls while outer's carry it on the 2 read ones, so outer's exclusive
+// values get the 2 unread calls' inside cost back.
+TEST(MarkerCost, SampledRunsTakeOutTheReadPairsOnly) {
+  RunData run = sample_runs::TwoThreadRun();
+  run.regions[1].threads[0].recursive_calls = 0;
+  run.sample_every = 2;
+  run.marker_cost = SampleCost();
+  TakeOutMarkerCost(&run);
+  const RegionOnThread& outer = run.regions[0].threads[0];
+  // 2 calls × 10 inside, 2 read pairs of inner × 110.
+  EXPECT_EQ(outer.wall_inclusive_ns, 2'000'000 - 240);
+  // 2 × 10, 2 read children × 100 around, minus 2 unread children × 10 inside.
+  EXPECT_EQ(outer.wall_exclusive_ns, 500'000 - 200);
+  EXPECT_EQ(outer.events[1].inclusive, 1'900'000u - 480);
+  EXPECT_EQ(outer.events[1].exclusive, 400'000u - 400);
+  EXPECT_EQ(run.regions[1].threads[0].wall_inclusive_ns, 1'500'000 - 40) << "inner: 4 calls × 10";
+}
+
 TEST(MarkerCost, ValuesStopAtZeroAndRunsWithoutItStayAsTheyAre) {
   RunData run = sample_runs::TwoThreadRun();
   const RunData before = run;

@@ -256,6 +256,40 @@ TEST(PerfEventBackendOnFakePages, MarkersMakeNoKernelReadAndCountWhatThePagesSay
   EXPECT_EQ(part.groups[1].running_ns, 1000u * kPairs);
 }
 
+// Where the group task-clock is taken from does not open on a thread,
+// another per-thread hardware group's time enabled stands in.
+int RefuseEvent0x100(perf_event_attr* attr, pid_t pid, int cpu, int leader, unsigned long flags) {
+  if (attr->config == 0x100) {
+    errno = EOPNOTSUPP;
+    return -1;
+  }
+  return fake_pmu::Open(attr, pid, cpu, leader, flags);
+}
+
+TEST(PerfEventBackendOnFakePages, TaskClockComesFromAnotherHardwareGroupWhenItsOwnDidNotOpen) {
+  fake_pmu::Reset();
+  CounterLayout layout = fake_pmu::SoftwareAndHardwareGroup(1);  // event0, config 0x100: refused
+  EventInfo other;
+  other.name = "other";
+  other.perf_type = PERF_TYPE_RAW;
+  other.perf_config = 0x200;
+  other.hardware = true;
+  layout.AddGroup({other});
+  layout = TaskClockFromHardwareGroup(layout);
+  ASSERT_EQ(layout.events[0].time_of_group, 1);
+  auto backend = MakePerfEventBackend(layout, Availability{}, &RefuseEvent0x100, UserReads::kAlways,
+                                      fake_pmu::Seams());
+  auto counters = backend->OpenForCurrentThread();
+  ASSERT_TRUE(counters.ok()) << counters.status();
+  EXPECT_NE((*counters)->Unopened().find("1 of 3 groups not opened"), std::string::npos) << (*counters)->Unopened();
+  fake_pmu::Advance(500);  // the TSC: 500 ns since the page's time_enabled of 1000
+  std::vector<uint64_t> snapshot(layout.words);
+  ASSERT_TRUE((*counters)->Read(snapshot.data()));
+  EXPECT_EQ(snapshot[1], 1500u) << "task-clock block: time enabled of group 2";
+  EXPECT_EQ(snapshot[3], 1500u);
+  EXPECT_EQ(snapshot[layout.groups[1].word_offset + 1], 0u) << "the refused group stays 0: not measured";
+}
+
 // A page that forbids user reads (multiplexed out) sends that read to the
 // kernel: the fallback is there, and counted.
 TEST(PerfEventBackendOnFakePages, APageForbiddingUserReadsFallsBackToRead) {

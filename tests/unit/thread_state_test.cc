@@ -283,9 +283,59 @@ TEST_F(ThreadStateTest, SampledCallsAreScaledToAllCallsAndUnreadPairsReadNothing
   EXPECT_EQ(inner.events[0].inclusive, 100u) << "3 read calls × 10, scaled by 10 / 3";
   EXPECT_EQ(outer.events[0].inclusive, 200u);
   EXPECT_EQ(outer.events[0].exclusive, 100u) << "200 minus inner's scaled 100";
-  EXPECT_EQ(MeasuredCalls(10, 4), 3u);
-  EXPECT_EQ(MeasuredCalls(8, 4), 2u);
-  EXPECT_EQ(MeasuredCalls(7, 1), 7u);
+  EXPECT_EQ(MeasuredCalls(10, 0, 4), 3u);
+  EXPECT_EQ(MeasuredCalls(8, 0, 4), 2u);
+  EXPECT_EQ(MeasuredCalls(7, 0, 1), 7u);
+  EXPECT_EQ(MeasuredCalls(10, 2, 4), 2u + 2u) << "8 outermost: 2 read; recursive ones always";
+}
+
+// Recursive activations are always read and do not take a turn: the
+// outermost calls alone are sampled and scaled, so a region that recurses
+// on every call is not scaled by the recursion.
+TEST_F(ThreadStateTest, SampledRecursionReadsEveryRecursiveCallAndScalesTheOutermostOnes) {
+  state_->set_sample_every(2);
+  uint64_t at = 0;
+  for (int i = 0; i < 4; ++i) {  // r { r { } } four times, each outer call spanning 10
+    Begin("r", at);
+    Begin("r", at + 2);
+    End("r", at + 4);
+    End("r", at + 10);
+    at += 100;
+  }
+  EXPECT_EQ(reads_, 2 * 2 + 4 * 2) << "outer calls 1 and 3, and every recursive one";
+  const RunData data = Merge();
+  const RegionOnThread& r = Find(data, "r").threads[0];
+  EXPECT_EQ(r.calls, 8u);
+  EXPECT_EQ(r.recursive_calls, 4u);
+  EXPECT_EQ(r.events[0].inclusive, 40u) << "2 read outer calls × 10, scaled by 4 / 2";
+  EXPECT_EQ(r.events[0].exclusive, 40u);
+}
+
+// A parent's scaled estimate can fall below its children's: its exclusive
+// values stop at 0 instead of wrapping round.
+TEST_F(ThreadStateTest, SampledExclusiveValuesStopAtZero) {
+  state_->set_sample_every(2);
+  Begin("p", 0);  // p's call 1: read, spans 10
+  Begin("c", 0);  // c's call 1: read, 9
+  End("c", 9);
+  Begin("c", 9);  // c's call 2: not read
+  End("c", 9);
+  End("p", 10);
+  Begin("p", 100);  // p's call 2: not read
+  Begin("c", 100);  // c's call 3: read, 100
+  End("c", 200);
+  End("p", 200);
+  Begin("p", 300);  // p's call 3: read, spans 2
+  Begin("c", 300);  // c's call 4: not read
+  End("c", 301);
+  End("p", 302);
+  const RunData data = Merge();
+  const RegionOnThread& p = Find(data, "p").threads[0];
+  const RegionOnThread& c = Find(data, "p/c").threads[0];
+  EXPECT_EQ(p.events[0].inclusive, 18u) << "(10 + 2) × 3 / 2";
+  EXPECT_EQ(c.events[0].inclusive, 218u) << "(9 + 100) × 4 / 2";
+  EXPECT_EQ(p.events[0].exclusive, 0u) << "18 − 218 stops at 0";
+  EXPECT_GE(p.wall_exclusive_ns, 0);
 }
 
 // Sampling skips reads only: an unread activation that an outer END closes
