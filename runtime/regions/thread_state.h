@@ -52,7 +52,7 @@ struct NodeStats {
   int64_t wall_inclusive_ns = 0;   // outermost activations only
   // Recursive activations only: their time, added here and taken from the
   // node they were entered in. Exclusive values are worked out from these and
-  // the inclusive ones at the end (ThreadState::ComputeExclusives), so that an
+  // the inclusive ones at the end (ThreadState::ComputeTotals), so that an
   // ordinary END adds to one node only.
   int64_t wall_moved_ns = 0;
 };
