@@ -20,6 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "runtime/analysis/run_analysis.h"
 #include "runtime/base/diagnostics.h"
+#include "runtime/core/marker_calibration.h"
 #include "runtime/core/signal_flush.h"
 #include "runtime/machine/bandwidth_calibration.h"
 #include "runtime/counters/availability.h"
@@ -55,8 +56,6 @@ constinit thread_local ThreadState* t_thread_state __attribute__((tls_model("ini
 
 namespace {
 
-// The calling thread's counter groups (none when the layout has no events),
-// or why they could not be opened.
 // OpenMP's own answers where the program runs on GCC's OpenMP runtime,
 // without td linking one: weak references are null in a program without
 // OpenMP. LLVM's libomp (told apart by its own entry point) is not asked: it
@@ -74,79 +73,6 @@ int OpenMpThreadNumber() {
   if (omp_get_thread_num == nullptr || omp_get_level == nullptr || __kmpc_global_thread_num != nullptr) return -1;
   if (omp_get_level() < 1) return -1;
   return omp_get_thread_num();
-}
-
-struct ThreadCountersOrError {
-  std::unique_ptr<ThreadCounters> counters;
-  std::string error;
-};
-
-ThreadCountersOrError OpenCountersOfThisThread(CounterBackend& backend) {
-  ThreadCountersOrError out;
-  if (backend.layout().events.empty()) return out;
-  auto opened = backend.OpenForCurrentThread();
-  if (!opened.ok()) {
-    out.error = std::string(opened.status().message());
-    return out;
-  }
-  out.counters = *std::move(opened);
-  // Every thread opens the same groups: say it once, not per thread.
-  static std::atomic<bool> said{false};
-  if (const std::string unopened = out.counters->Unopened(); !unopened.empty() && !said.exchange(true)) {
-    ReportProblem(Severity::kWarning, "counters: " + unopened + "; those groups read as not measured");
-  }
-  return out;
-}
-
-// td's own cost per marker pair (docs/performance.md, "td's cost inside what
-// it reports"), measured the way markers run: a scratch thread state with a
-// registry of its own and this thread's counters opened once more runs pairs
-// of "outer" around one "inner" pair, after as many warm-up pairs. What
-// "inner" reports per call is the cost inside a region; what "outer" reports
-// beyond its own inside cost and the inner pair's is the cost around it.
-MarkerCost MeasureMarkerCost(CounterBackend& backend) {
-  constexpr int kPairs = 500;
-  RegionRegistry registry;
-  auto [counters, error] = OpenCountersOfThisThread(backend);
-  ThreadState scratch(0, 0, std::move(counters), backend.layout().words, error, &registry);
-  const uint32_t warm = registry.IdForName("warm-up");
-  const uint32_t outer = registry.IdForName("outer");
-  const uint32_t inner = registry.IdForName("inner");
-  for (const uint32_t around : {warm, outer}) {
-    for (int i = 0; i < kPairs; ++i) {
-      scratch.Begin(around, nullptr);
-      scratch.Begin(inner, nullptr);
-      scratch.End(inner, nullptr);
-      scratch.End(around, nullptr);
-    }
-  }
-  RunData measured;
-  measured.layout = backend.layout();
-  MergeThreads({&scratch}, registry.AllNames(), &measured, registry.AllParameters());
-  MarkerCost cost;
-  cost.pairs = kPairs;
-  const RegionOnThread* outer_part = nullptr;
-  const RegionOnThread* inner_part = nullptr;
-  for (const Region& region : measured.regions) {
-    if (region.path == "outer") outer_part = &region.threads.front();
-    if (region.path == "outer/inner") inner_part = &region.threads.front();
-  }
-  if (outer_part == nullptr || inner_part == nullptr) return cost;
-  const auto per_call = [](double total, uint64_t calls) { return calls == 0 ? 0.0 : total / static_cast<double>(calls); };
-  const auto around_of = [](double outer_per_call, double inside) { return std::max(0.0, outer_per_call - 2 * inside); };
-  cost.inside_wall_ns = per_call(static_cast<double>(inner_part->wall_inclusive_ns), inner_part->calls);
-  cost.around_wall_ns =
-      around_of(per_call(static_cast<double>(outer_part->wall_inclusive_ns), outer_part->calls), cost.inside_wall_ns);
-  if (inner_part->events.size() == measured.layout.events.size() &&
-      outer_part->events.size() == measured.layout.events.size()) {
-    for (size_t e = 0; e < measured.layout.events.size(); ++e) {
-      const double inside = per_call(static_cast<double>(inner_part->events[e].inclusive), inner_part->calls);
-      cost.inside.push_back(inside);
-      cost.around.push_back(
-          around_of(per_call(static_cast<double>(outer_part->events[e].inclusive), outer_part->calls), inside));
-    }
-  }
-  return cost;
 }
 
 pthread_key_t g_exit_key;
