@@ -89,6 +89,7 @@ class CaseEvaluators {
     if (c.smt) options_.constants["SMT_on"] = *c.smt ? 1 : 0;
     if (c.cpu_revision) options_.constants["CPU_Revision"] = *c.cpu_revision;
     if (c.sockets) options_.constants["Sockets"] = *c.sockets;
+    if (c.persistent_memory) options_.constants["Has_PMEM"] = *c.persistent_memory ? 1 : 0;
   }
 
   // The evaluator for `wanted`'s counts and CPU, or null with *why_not said.
@@ -184,6 +185,10 @@ absl::StatusOr<PerfCase> DecodePerfCase(const json& j) {
   c.formula_family = StringOrEmpty(j, "formula_family");
   if (j.contains("smt") && j["smt"].is_boolean()) c.smt = j["smt"].get<bool>();
   if (c.uarch.empty()) return absl::InvalidArgumentError("case: missing \"uarch\"");
+  if (j.contains("persistent_memory")) {
+    if (!j["persistent_memory"].is_boolean()) return absl::InvalidArgumentError("case: persistent_memory is not true or false");
+    c.persistent_memory = j["persistent_memory"].get<bool>();
+  }
   if (j.contains("sockets")) {
     int sockets = 0;
     TD_RETURN_IF_ERROR(OptionalInt(j, "sockets", 0, "case", &sockets));

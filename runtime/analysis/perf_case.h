@@ -40,6 +40,8 @@ struct PerfCase {
   // or "midr" ("0x410fd493", perf's cpuid); sets the formulas' CPU_Revision.
   std::optional<int> cpu_revision;
   std::optional<int> sockets;  // sockets of the measured machine ("sockets"); sets Sockets
+  // the measured machine has persistent memory ("persistent_memory"); sets Has_PMEM
+  std::optional<bool> persistent_memory;
   std::vector<PrintedCount> counts;
   std::vector<WantedMetric> wanted;  // empty: compute every node
 };

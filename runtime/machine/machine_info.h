@@ -25,6 +25,9 @@ struct MachineInfo {
   int cpu_revision = -1;
   // Distinct physical_package_id of the online CPUs; -1 when unknown.
   int sockets = -1;
+  // 1 when the machine has persistent memory (NVDIMM regions under
+  // /sys/bus/nd/devices), 0 when it has none; -1 when unknown.
+  int persistent_memory = -1;
 };
 
 MachineInfo DescribeThisMachine();
@@ -40,6 +43,10 @@ int CpuRevisionFromMidr(const std::string& text);
 // How many sockets the CPUs under `cpu_dir` (/sys/devices/system/cpu) sit
 // in: distinct cpuN/topology/physical_package_id values; -1 when none reads.
 int CountSockets(const std::string& cpu_dir);
+
+// Whether `nd_devices` (/sys/bus/nd/devices) lists an NVDIMM region
+// ("regionN"): 1 if so, 0 if not (no such directory: no NVDIMM bus).
+int HasPersistentMemory(const std::string& nd_devices);
 
 }  // namespace td
 

@@ -60,7 +60,8 @@ json MachineToJson(const MachineInfo& m) {
           {"perf_event_paranoid", m.perf_event_paranoid},
           {"nmi_watchdog", m.nmi_watchdog},
           {"smt_active", m.smt_active},
-          {"sockets", m.sockets}};
+          {"sockets", m.sockets},
+          {"persistent_memory", m.persistent_memory}};
 }
 
 json ThreadPartToJson(const RegionOnThread& t, const CounterLayout& layout) {

@@ -72,6 +72,10 @@ absl::Status ReadMachine(const json& j, MachineInfo* m) {
   if (const auto it = j.find("sockets"); it != j.end()) {
     TD_RETURN_IF_ERROR(ToInteger(*it, "machine.sockets", &m->sockets, -1, 1 << 16));
   }
+  m->persistent_memory = -1;  // optional: files from before it existed
+  if (const auto it = j.find("persistent_memory"); it != j.end()) {
+    TD_RETURN_IF_ERROR(ToInteger(*it, "machine.persistent_memory", &m->persistent_memory, -1, 1));
+  }
   const json* cpu = nullptr;
   TD_RETURN_IF_ERROR(GetObject(j, "cpu", &cpu, w));
   TD_RETURN_IF_ERROR(GetBytes(*cpu, "vendor", &m->cpu_vendor, "machine.cpu"));

@@ -78,12 +78,17 @@ struct PerfImportOptions {
   std::string kernel;            // the kernel version the files come from ("6.12.117")
   std::string libpfm_pmu;        // libpfm4's PMU for events td's table cannot encode
   std::vector<std::string> paths;  // the inputs as given, for the description
+  // Depth for one of td's own keys: only the Top-Down nodes td's definitions
+  // of `uarch` lack, placed under td's nodes, with the auxiliaries and events
+  // they need that td does not already have (td's own definition files are
+  // not replaced; the output is loaded beside them).
+  bool extend = false;
 };
 
 struct PerfImportResult {
   nlohmann::json definition;          // one td definition file
   std::vector<std::string> skipped;   // one line per metric not translated, and why
-  int nodes = 0, auxiliaries = 0, events = 0, max_level = 0;
+  int nodes = 0, auxiliaries = 0, events = 0, min_level = 0, max_level = 0;
 };
 
 // Translates the metrics file(s) among `files` with the events of the event
@@ -95,6 +100,11 @@ absl::StatusOr<PerfImportResult> ImportPerfMetrics(const std::vector<PerfInputFi
 // The kernel version of a source tree holding `path` (its top Makefile's
 // VERSION.PATCHLEVEL.SUBLEVEL), or "" when none is found above it.
 std::string KernelVersionAbove(const std::string& path);
+
+// `path` from the kernel tree's top ("tools/perf/pmu-events/arch/x86/...")
+// when it lies in one, so a definition file names its sources the same way on
+// every machine; `path` itself otherwise.
+std::string PathInKernelTree(const std::string& path);
 
 // SHA-256 of `data`, as 64 lower-case hex digits.
 std::string Sha256Hex(std::string_view data);

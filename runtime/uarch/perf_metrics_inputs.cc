@@ -84,6 +84,11 @@ absl::StatusOr<PerfCpu> ParsePerfCpu(const std::string& text) {
   return cpu;
 }
 
+std::string PathInKernelTree(const std::string& path) {
+  const size_t at = path.find("tools/perf/pmu-events/");
+  return at == std::string::npos || (at > 0 && path[at - 1] != '/') ? path : path.substr(at);
+}
+
 std::string KernelVersionAbove(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;

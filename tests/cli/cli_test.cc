@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -834,6 +835,30 @@ TEST(CliImportMetrics, SierraForestBecomesADefinitionFile) {
   EXPECT_EQ(help.out.rfind("usage: td import-metrics --uarch KEY", 0), 0u) << help.out;
 }
 
+// --extend: the nodes td's own skx lacks, as td's depth file holds them.
+TEST(CliImportMetrics, ExtendWritesTheDeeperNodesOfOneOfTdsKeys) {
+  const Outcome o = Td({"import-metrics", "--extend", "--uarch", "skx", "--kernel", "6.12.117",
+                        Data("perf-metrics/x86/skylakex")});
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.err, "td import-metrics: skx: 65 more nodes (Levels 3-6), 6 auxiliaries, 63 events, 0 not translated; "
+                   "kernel 6.12.117\n");
+  const nlohmann::json def = nlohmann::json::parse(o.out, nullptr, false);
+  ASSERT_FALSE(def.is_discarded()) << o.out.substr(0, 200);
+  EXPECT_EQ(def["source"]["extends"], "skx");
+  EXPECT_EQ(def["family"], "skx_depth_from_perf");
+  std::set<std::string> names;
+  for (const auto& n : def["nodes"]) names.insert(n["name"].get<std::string>());
+  EXPECT_TRUE(names.count("Frontend_Bound.Fetch_Latency.Branch_Resteers.Mispredicts_Resteers"));
+  EXPECT_TRUE(names.count("Backend_Bound.Core_Bound.Ports_Utilization.Ports_Utilized_3m.ALU_Op_Utilization.Port_6"));
+  EXPECT_FALSE(names.count("Backend_Bound.Memory_Bound.DRAM_Bound")) << "td's own node";
+  Outcome bad = Td({"import-metrics", "--extend", "--uarch", "srf", Data("perf-metrics/x86/sierraforest")});
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_EQ(bad.err, "td: --extend adds to one of td's own keys; srf is not one\n");
+  bad = Td({"import-metrics", "--extend", "--uarch", "skx", "--cpu", "GenuineIntel:6:85", Data("perf-metrics/x86/skylakex")});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(Lines(bad.err), 1u);
+}
+
 TEST(CliImportMetrics, InputsItCannotUseAreOneLine) {
   const std::string missing = "/nonexistent-td-test/srf-metrics.json";
   Outcome o = Td({"import-metrics", "--uarch", "srf", missing});
@@ -851,7 +876,7 @@ TEST(CliImportMetrics, InputsItCannotUseAreOneLine) {
   EXPECT_TRUE(Contains(o.err, "no perf metrics file among the inputs")) << o.err;
   o = Td({"import-metrics", "--uarch", "skx", Data("perf-metrics/x86/skylakex")});
   EXPECT_EQ(o.status, 1);
-  EXPECT_EQ(o.err, "td: --uarch skx is one of td's own keys (intel_snb_to_clx.json); choose another, e.g. skx_perf\n");
+  EXPECT_EQ(o.err, "td: --uarch skx is one of td's own keys (intel_snb_to_clx.json); choose another, e.g. skx_perf, or add the nodes td lacks with --extend\n");
   o = Td({"import-metrics", Data("perf-metrics/x86/sierraforest")});
   EXPECT_EQ(o.status, 2);
   EXPECT_EQ(Lines(o.err), 1u);

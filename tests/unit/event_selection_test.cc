@@ -306,5 +306,24 @@ TEST(SelectForCoreTypes, OneCorePmuIsTheUsualSelection) {
   }
 }
 
+// TD_LEVEL=6 on every Intel key: the deeper nodes of intel_depth_*.json
+// bring their events; each is planned into a group or named in one line, and
+// more levels never mean fewer events.
+TEST(SelectEvents, EveryIntelKeyPlansItsDeepestLevel) {
+  for (const char* uarch : {"snb", "ivb", "hsw", "bdw", "skl", "skx", "clx", "icl", "icx", "tgl", "spr", "emr", "adl_glc"}) {
+    size_t previous = 0;
+    for (int level : {2, 6}) {
+      const EventSelection s = SelectEvents(WithPmu(uarch, level));
+      size_t events = 0;
+      for (const auto& group : s.groups) events += group.size();
+      for (const std::string& e : s.errors) EXPECT_EQ(e.find('\n'), std::string::npos) << uarch << ": " << e;
+      std::printf("%-8s level %d: %zu events in %zu groups, %zu lines\n", uarch, level, events, s.groups.size(),
+                  s.errors.size() + s.notices.size());
+      EXPECT_GT(events, previous) << uarch << " level " << level;
+      previous = events;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace td

@@ -378,6 +378,79 @@ TEST(PerfMetricsImport, SierraForestWorksThroughTdMetricsDir) {
   EXPECT_EQ(compared, 20 * 26);
 }
 
+// --extend: the Top-Down nodes td's own definitions of a key lack, placed
+// under td's nodes; the shipped depth files (intel_depth_*.json) are what the
+// importer makes of perf's files today, so a change to either shows here.
+TEST(PerfMetricsImport, ExtendAddsOnlyWhatTdLacksAndTheShippedDepthFilesAreCurrent) {
+  struct Case {
+    const char* dir;
+    const char* metrics;
+    const char* uarch;
+    const char* pmu;
+  };
+  for (const Case& k : {Case{"x86/skylakex", "x86/skylakex/skx-metrics.json", "skx", ""},
+                        Case{"x86/alderlake", "x86/alderlake/adl-metrics.json", "adl_glc", "cpu_core"}}) {
+    const std::string depth_file = std::string("intel_depth_") + k.uarch + ".json";
+    std::vector<std::pair<std::string, std::string>> own;
+    nlohmann::json shipped;
+    for (const auto& [name, text] : EmbeddedDefinitionFiles()) {
+      if (name == depth_file) {
+        shipped = nlohmann::json::parse(text);
+      } else {
+        own.emplace_back(name, text);
+      }
+    }
+    ASSERT_TRUE(shipped.is_object()) << depth_file << " is not built into td";
+    auto own_library = DefinitionLibrary::FromTexts(own);
+    ASSERT_TRUE(own_library.ok()) << own_library.status();
+    const MetricSet* td = own_library->Find(k.uarch);
+    ASSERT_NE(td, nullptr);
+
+    auto files = ReadPerfInputs({PerfData(k.dir)});
+    ASSERT_TRUE(files.ok()) << files.status();
+    PerfImportOptions options;
+    options.uarch = k.uarch;
+    options.pmu = k.pmu;
+    options.kernel = "6.12.117";
+    options.extend = true;
+    auto result = ImportPerfMetrics(*files, options);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(result->nodes, 65) << k.uarch;  // perf 6.12's Levels 3-6 that td's own files lack
+    std::set<std::string> added;
+    for (const auto& node : result->definition["nodes"]) added.insert(node["name"].get<std::string>());
+    for (const std::string& name : added) {
+      EXPECT_EQ(td->FindNode(name), nullptr) << name << " is td's own";
+      const std::string parent = name.substr(0, name.rfind('.'));
+      EXPECT_TRUE(td->FindNode(parent) != nullptr || added.count(parent)) << name << ": no parent " << parent;
+    }
+    for (const auto& event : result->definition["events"]) {
+      EXPECT_EQ(td->FindEvent(event["name"].get<std::string>()), nullptr) << event["name"] << " is td's own";
+    }
+    for (const char* part : {"nodes", "auxiliaries", "events"}) {
+      EXPECT_EQ(result->definition[part], shipped[part])
+          << depth_file << " is not what the importer makes of perf 6.12's files: run scripts/regenerate_depth.sh";
+    }
+    std::ifstream metrics(PerfData(k.metrics));
+    const std::string text((std::istreambuf_iterator<char>(metrics)), std::istreambuf_iterator<char>());
+    bool source_listed = false;
+    for (const auto& f : shipped["source"]["files"]) {
+      source_listed |= f["path"] == std::string("tools/perf/pmu-events/arch/") + k.metrics &&
+                       f["sha256"] == Sha256Hex(text);
+    }
+    EXPECT_TRUE(source_listed) << depth_file << " names its metrics file with the test copy's sha256";
+  }
+  PerfImportOptions options;
+  options.uarch = "srf";
+  options.extend = true;
+  auto files = ReadPerfInputs({PerfData("x86/sierraforest")});
+  ASSERT_TRUE(files.ok());
+  EXPECT_EQ(ImportPerfMetrics(*files, options).status().message(),
+            "--extend adds to one of td's own keys; srf is not one");
+  EXPECT_EQ(PathInKernelTree("/usr/src/linux/tools/perf/pmu-events/arch/x86/skylakex"),
+            "tools/perf/pmu-events/arch/x86/skylakex");
+  EXPECT_EQ(PathInKernelTree("perf/x86/skylakex"), "perf/x86/skylakex");
+}
+
 TEST(PerfMetricsImport, InputErrorsAreOneLine) {
   PerfImportOptions options;
   options.uarch = "toy";

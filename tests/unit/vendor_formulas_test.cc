@@ -174,6 +174,19 @@ double RegionNode(const RunData& run, const std::string& node) {
 // strcmp_cpuid_str(0x410fd493)); the revision comes from the MIDR, travels
 // in the recorded JSON and in the case format, and the formulas read it as
 // CPU_Revision. Unknown (old files) keeps the correction.
+// A machine field written to the run file and read back; a file written
+// before the field existed reads it as -1 (unknown).
+void ExpectMachineFieldRoundTrips(const char* field, int MachineInfo::*member, int value) {
+  RunData run = N2Recording(0);
+  run.machine.*member = value;
+  auto back = RunFromJson(RunToJson(run));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->machine.*member, value) << field;
+  nlohmann::json old = RunToJson(run);
+  old["machine"].erase(field);
+  EXPECT_EQ(RunFromJson(old)->machine.*member, -1) << field;
+}
+
 TEST(VendorFormulas, NeoverseN2ErratumCorrectionOnlyBeforeR0p3) {
   EXPECT_EQ(CpuRevisionFromMidr("0x00000000410fd493\n"), 3);
   EXPECT_EQ(CpuRevisionFromMidr("0x410fd490"), 0);
@@ -276,14 +289,62 @@ TEST(VendorFormulas, SkylakeServerFalseSharingCountsRemoteHitmOnMultiSocket) {
   EXPECT_NEAR(*(*answers)[0].value, two_sockets, 1e-12);
   c["sockets"] = 0;
   EXPECT_FALSE(ParsePerfCase(c).ok());
-  RunData run = N2Recording(0);
-  run.machine.sockets = 2;
-  auto back = RunFromJson(RunToJson(run));
-  ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(back->machine.sockets, 2);
-  nlohmann::json old = RunToJson(run);
-  old["machine"].erase("sockets");
-  EXPECT_EQ(RunFromJson(old)->machine.sockets, -1);
+  ExpectMachineFieldRoundTrips("sockets", &MachineInfo::sockets, 2);
+}
+
+// Persistent memory (perf's #has_pmem, td's Has_PMEM from machine.persistent_memory):
+// PMM_Bound is the PMM share of the weighted L3-miss loads times the
+// memory-stall share beyond L2; 0 on a machine without it or not known to have it.
+TEST(VendorFormulas, PmmBoundOnlyOnMachinesWithPersistentMemory) {
+  const MetricSet clx = Set("clx");
+  const std::map<std::string, double> counts = {
+      {"cpu_clk_unhalted.thread", 1e6},           {"cycle_activity.stalls_l3_miss", 2e5},
+      {"cycle_activity.stalls_l1d_miss", 4e5},    {"cycle_activity.stalls_l2_miss", 3e5},
+      {"mem_load_retired.l1_miss", 1000},         {"mem_load_retired.l2_hit", 1000},
+      {"mem_load_l3_miss_retired.local_dram", 300}, {"mem_load_retired.local_pmm", 100}};
+  // Every other event counted 0.
+  const CountLookup lookup = [&counts](const std::vector<std::string>& spellings, std::string*) {
+    for (const auto& s : spellings) {
+      if (auto it = counts.find(s); it != counts.end()) return std::optional<double>(it->second);
+    }
+    return std::optional<double>(0);
+  };
+  const std::string pmm = "Backend_Bound.Memory_Bound.PMM_Bound";
+  for (const double has_pmem : {-1.0, 0.0, 1.0}) {
+    EvaluationOptions options;
+    options.constants["Has_PMEM"] = has_pmem;
+    MetricEvaluator e(clx, lookup, options);
+    const Value v = e.Evaluate(pmm);
+    ASSERT_TRUE(v.measured) << v.missing;
+    const double l2_bound = e.Evaluate("Backend_Bound.Memory_Bound.L2_Bound").number;
+    // DRAM weight 10 x 300, PMM weight 25 x 100; stalls (2e5 + 1e5) / 1e6 less L2_Bound.
+    const double expected = has_pmem > 0 ? 2500.0 / 5500.0 * (0.3 - l2_bound) : 0.0;
+    EXPECT_NEAR(v.number, expected, 1e-12) << "Has_PMEM " << has_pmem;
+    if (has_pmem > 0) EXPECT_GT(v.number, 0.05);
+  }
+  // The machine's answer: NVDIMM regions in sysfs, the recorded JSON, the case.
+  const std::string nd = ::testing::TempDir() + "/td_nd_devices";
+  ASSERT_EQ(system(("rm -rf " + nd + " && mkdir -p " + nd + "/ndbus0 " + nd + "/nmem0").c_str()), 0);
+  EXPECT_EQ(HasPersistentMemory(nd), 0);
+  ASSERT_EQ(system(("mkdir -p " + nd + "/region0").c_str()), 0);
+  EXPECT_EQ(HasPersistentMemory(nd), 1);
+  EXPECT_EQ(HasPersistentMemory(nd + "/none"), 0);
+  ExpectMachineFieldRoundTrips("persistent_memory", &MachineInfo::persistent_memory, 1);
+  nlohmann::json c = {{"uarch", "clx"}, {"persistent_memory", true}, {"counts", nlohmann::json::array()},
+                      {"expected", {{{"metric", pmm}}}}};
+  for (const auto& [name, value] : counts) c["counts"].push_back({{"event", name}, {"value", value}});
+  for (const char* zero : {"mem_load_retired.fb_hit", "mem_load_l3_miss_retired.remote_dram",
+                           "mem_load_l3_miss_retired.remote_fwd", "mem_load_l3_miss_retired.remote_hitm",
+                           "mem_load_l3_miss_retired.remote_pmm", "l1d_pend_miss.fb_full:c1"}) {
+    c["counts"].push_back({{"event", zero}, {"value", 0}});
+  }
+  auto parsed = ParsePerfCase(c);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  auto answers = Recompute(*parsed, *DefinitionLibrary::Load());
+  ASSERT_TRUE(answers.ok() && (*answers)[0].value) << (*answers)[0].why_not;
+  EXPECT_GT(*(*answers)[0].value, 0.05);
+  c["persistent_memory"] = 1;
+  EXPECT_FALSE(ParsePerfCase(c).ok()) << "persistent_memory is true or false";
 }
 
 // Thresholds are TMA's per node (perf 6.12 MetricThreshold, same TMA as the

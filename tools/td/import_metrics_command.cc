@@ -23,9 +23,11 @@ int ImportMetrics(const cli::Command& self, const cli::Args& args) {
                         .Value("--kernel", &options.kernel)
                         .Value("--libpfm-pmu", &options.libpfm_pmu)
                         .Value("--out", &out)
+                        .Switch("--extend", &options.extend)
                         .Parse(args, &inputs);
   if (done) return *done;
   if (options.uarch.empty()) return cli::Misuse("import-metrics needs --uarch KEY, the key the imported CPU gets (e.g. srf)");
+  if (options.extend && !cpus.empty()) return cli::Misuse("--extend adds nodes to a key td already recognises: leave out --cpu");
   if (inputs.empty()) return cli::WrongOperands(self, "perf's metrics file and event files, or their directory");
   const std::vector<std::string> cpu_texts = absl::StrSplit(cpus, ',', absl::SkipEmpty());
   for (const std::string& text : cpu_texts) {
@@ -47,9 +49,9 @@ int ImportMetrics(const cli::Command& self, const cli::Args& args) {
     return cli::Fail(written.message());
   }
   std::fprintf(stderr,
-               "td import-metrics: %s: %d nodes (Levels 1-%d), %d auxiliaries, %d events, %zu not translated; "
+               "td import-metrics: %s: %d %snodes (Levels %d-%d), %d auxiliaries, %d events, %zu not translated; "
                "kernel %s%s\n",
-               options.uarch.c_str(), result->nodes, result->max_level, result->auxiliaries, result->events,
+               options.uarch.c_str(), result->nodes, options.extend ? "more " : "", result->min_level, result->max_level, result->auxiliaries, result->events,
                result->skipped.size(), options.kernel.empty() ? "unknown (give it with --kernel)" : options.kernel.c_str(),
                out.empty() ? "" : ("; wrote " + out).c_str());
   return cli::kDone;
@@ -60,7 +62,7 @@ int ImportMetrics(const cli::Command& self, const cli::Args& args) {
 const cli::Command kImportMetricsCommand = {
     "import-metrics",
     "import-metrics --uarch KEY [--cpu VENDOR:FAMILY:MODEL,…] [--pmu PMU] [--kernel VERSION]\n"
-    "               [--libpfm-pmu NAME] [--out FILE] DIR_OR_FILE…",
+    "               [--libpfm-pmu NAME] [--extend] [--out FILE] DIR_OR_FILE…",
     "a td definition file from Linux perf's metric and event JSON for one CPU",
     "Translates Linux perf's pmu-events JSON for one CPU (tools/perf/pmu-events/arch/…:\n"
     "the metrics file, e.g. x86/sierraforest/srf-metrics.json, and the event files\n"
@@ -80,6 +82,9 @@ const cli::Command kImportMetricsCommand = {
     "  --kernel VERSION   the kernel version the files come from (default: the Makefile of\n"
     "                     the kernel tree holding the first input, when there is one)\n"
     "  --libpfm-pmu NAME  libpfm4's PMU for events td's table cannot encode (offcore, ldlat)\n"
+    "  --extend           KEY is one of td's own: write only the Top-Down nodes td's\n"
+    "                     definitions of it lack (deeper levels), under td's nodes, with\n"
+    "                     the auxiliaries and events they need that td does not have\n"
     "  --out FILE         write the definition file to FILE instead of stdout",
     ImportMetrics};
 

@@ -1,0 +1,156 @@
+// The names perf's formulas use that are not metrics: events (declared with
+// their perf_event_attr.config from the event files) and "#" literals.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "runtime/uarch/perf_metrics_importer.h"
+
+namespace td::perf_import {
+namespace {
+
+// Kernel events perf's metrics use that no event file lists: the
+// PERF_METRICS pseudo events of Ice Lake and later (their config as the
+// kernel's sysfs "events" directory gives it) and perf's generic ones.
+struct KernelEvent {
+  const char* name;
+  const char* config;  // "" when perf or the kernel encode it
+  const char* note;
+};
+const KernelEvent* FindKernelEvent(const std::string& normalized) {
+  static const KernelEvent kEvents[] = {
+      {"topdown-retiring", "0x8000", "PERF_METRICS pseudo event (kernel sysfs)"},
+      {"topdown-bad-spec", "0x8100", "PERF_METRICS pseudo event (kernel sysfs)"},
+      {"topdown-fe-bound", "0x8200", "PERF_METRICS pseudo event (kernel sysfs)"},
+      {"topdown-be-bound", "0x8300", "PERF_METRICS pseudo event (kernel sysfs)"},
+      {"topdown-heavy-ops", "0x8400", "PERF_METRICS pseudo event (kernel sysfs)"},
+      {"topdown-br-mispredict", "0x8500", "PERF_METRICS pseudo event (kernel sysfs)"},
+      {"topdown-fetch-lat", "0x8600", "PERF_METRICS pseudo event (kernel sysfs)"},
+      {"topdown-mem-bound", "0x8700", "PERF_METRICS pseudo event (kernel sysfs)"},
+      {"duration_time", "", "perf's wall-clock time of the measurement, in seconds"},
+      {"tsc", "", "time-stamp counter ticks over the measurement (perf's msr/tsc/ event)"},
+      {"cycles", "", "perf generic"},
+      {"instructions", "", "perf generic"},
+      {"ref-cycles", "", "perf generic"},
+      {"task-clock", "", "perf software event"},
+  };
+  for (const KernelEvent& e : kEvents) {
+    if (normalized == e.name) return &e;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> Importer::Literal(const std::string& literal) {
+  // perf's "#" literals that are properties of the measured machine.
+  static const std::map<std::string, std::string> kKnown = {
+      {"#SMT_on", "SMT_on"},        // set by td from the machine (or the case's smt)
+      {"#core_wide", "Core_Wide"},  // 0: td counts per thread, as perf does without -a
+      {"#has_pmem", "Has_PMEM"},    // set by td from the machine (or the case's persistent_memory)
+  };
+  if (auto it = kKnown.find(literal); it != kKnown.end()) {
+    used_literals_.insert(it->second);
+    return it->second;
+  }
+  return absl::UnimplementedError("perf's " + literal + " (a property of the machine td does not record)");
+}
+
+absl::StatusOr<std::string> Importer::Event(const std::string& normalized, const std::string& privilege) {
+  if (!privilege.empty()) {
+    return absl::UnimplementedError("event " + normalized + " counted with modifier " + privilege +
+                                    " (one privilege level only; td counts the event as a whole)");
+  }
+  if (auto it = formula_names_.find(normalized); it != formula_names_.end()) return it->second;
+  if (td_ != nullptr) {
+    // Extending td's own key: an event td knows keeps td's name and encoding.
+    if (const EventDefinition* known = td_->FindEvent(normalized); known != nullptr) {
+      formula_names_[normalized] = known->name;
+      return known->name;
+    }
+  }
+  const size_t colon = normalized.find(':');
+  const std::string base = normalized.substr(0, colon);
+  const std::string modifiers = colon == std::string::npos ? "" : normalized.substr(colon + 1);
+  json entry;
+  auto found = events_.find(base);
+  if (found == events_.end()) {
+    const KernelEvent* kernel = modifiers.empty() ? FindKernelEvent(base) : nullptr;
+    if (kernel == nullptr) {
+      return absl::UnimplementedError("event " + normalized + " is in none of the event files" +
+                                      (events_.empty() ? " (no event files were given)" : ""));
+    }
+    entry["name"] = base == "tsc" ? "msr/tsc/" : base;
+    if (*kernel->config) entry["encoding"] = {{"config", kernel->config}};
+    entry["note"] = kernel->note;
+    return Declare(normalized, base, std::move(entry));
+  }
+  const PerfEventEntry& e = found->second;
+  PerfEventEntry applied = e;
+  const std::vector<std::string> terms = absl::StrSplit(modifiers, ':', absl::SkipEmpty());
+  for (const std::string& m : terms) {
+    uint64_t value = 0;
+    if (m.rfind("u0x", 0) == 0 && absl::SimpleHexAtoi(m.substr(3), &value)) {
+      applied.umask = value;
+    } else if (m[0] == 'c' && absl::SimpleAtoi(m.substr(1), &value)) {
+      applied.cmask = value;
+    } else if (m == "e") {
+      applied.edge = true;
+    } else if (m == "i") {
+      applied.inv = true;
+    } else if (m == "t") {
+      applied.any = true;
+    } else {
+      return absl::UnimplementedError("event " + normalized + ": term \"" + m + "\" has no place in config");
+    }
+  }
+  std::string name = e.name + (modifiers.empty() ? "" : ":" + modifiers);
+  entry["name"] = name;
+  std::vector<std::string> notes;
+  if (e.code_text.find(',') != std::string::npos || !e.msr.empty()) {
+    notes.push_back("needs more than config (" + (e.msr.empty() ? "event codes " + e.code_text : e.msr) +
+                    "): left to libpfm4");
+  } else {
+    uint64_t code = applied.code;
+    uint64_t umask = applied.umask;
+    if (code == 0 && (umask == 1 || umask == 2) && modifiers.empty()) {
+      // Fixed-counter pseudo codes: td programs the general-purpose
+      // encodings, which the kernel moves to the fixed counter.
+      notes.push_back(absl::StrFormat("perf's fixed-counter pseudo code 0x%x; its general-purpose encoding", umask << 8));
+      code = umask == 1 ? 0xc0 : 0x3c;
+      umask = 0;
+    }
+    const uint64_t config = (code & 0xff) | ((code >> 8) & 0xf) << 32 | (umask & 0xff) << 8 |
+                            (applied.edge ? 1ull << 18 : 0) | (applied.any ? 1ull << 21 : 0) |
+                            (applied.inv ? 1ull << 23 : 0) | (applied.cmask & 0xff) << 24;
+    entry["encoding"] = {{"config", absl::StrFormat("0x%x", config)}};
+  }
+  if (modifiers.empty()) {
+    // The names td's own recordings use for the same counts.
+    std::vector<std::string> aliases;
+    if (base == "inst_retired.any") aliases.push_back("instructions");
+    if (base == "cpu_clk_unhalted.thread" ||
+        (base == "cpu_clk_unhalted.core" && !events_.count("cpu_clk_unhalted.thread"))) {
+      aliases.push_back("cycles");
+    }
+    if (base == "cpu_clk_unhalted.ref_tsc") aliases.push_back("ref-cycles");
+    if (!aliases.empty()) entry["aliases"] = aliases;
+  }
+  if (e.deprecated) notes.push_back("deprecated in perf's event list");
+  if (!notes.empty()) entry["note"] = absl::StrJoin(notes, "; ");
+  return Declare(normalized, name, std::move(entry));
+}
+
+std::string Importer::Declare(const std::string& normalized, const std::string& formula_name, json entry) {
+  declared_events_[normalized] = std::move(entry);
+  formula_names_[normalized] = formula_name;
+  event_keys_[formula_name] = normalized;
+  return formula_name;
+}
+
+}  // namespace td::perf_import
