@@ -69,10 +69,6 @@ std::vector<std::string> PerfOnlyNodes(const Spec& spec);
 // The differences that remain, with their cause (docs/analysis.md lists them).
 const std::map<std::string, std::string>& KnownDifferences() {
   static const auto* known = new std::map<std::string, std::string>{
-      {"clx Backend_Bound.Memory_Bound.DRAM_Bound",
-       "with persistent memory perf takes PMM_Bound out of DRAM_Bound; td's DRAM_Bound keeps those loads"},
-      {"spr Backend_Bound.Memory_Bound.DRAM_Bound",
-       "with persistent memory perf takes PMM_Bound out of DRAM_Bound; td's DRAM_Bound keeps those loads"},
       {"spr Backend_Bound.Memory_Bound.DRAM_Bound.MEM_Bandwidth",
        "TMA version: td counts cycles with >= 12 outstanding data reads on SPR/EMR (newer TMA), perf 6.12 >= 4"},
       {"spr Backend_Bound.Memory_Bound.DRAM_Bound.MEM_Latency",
