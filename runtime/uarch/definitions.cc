@@ -271,13 +271,18 @@ absl::StatusOr<MetricSet> DefinitionLibrary::ForUarchUnchecked(const std::string
   MetricSet set;
   set.uarch = uarch;
   bool specific = false;
-  // Files that apply to every uarch ("*") first, so specific ones override.
-  for (int pass = 0; pass < 2; ++pass) {
+  // Files that apply to every uarch ("*") first, so specific ones override;
+  // extensions of a key (`td import-metrics --extend`: "source": {"extends"})
+  // last, so their encodings for this key replace a family-wide one.
+  for (int pass = 0; pass < 3; ++pass) {
     for (const File& file : files_) {
       const json& j = *file.json;
       const json uarchs = j.value("uarchs", json::object());
       const bool everywhere = uarchs.contains("*");
-      if ((pass == 0) != everywhere || !(everywhere || uarchs.contains(uarch))) continue;
+      const json source = j.value("source", json::object());
+      const bool extension = source.is_object() && source.contains("extends");
+      const int file_pass = everywhere ? 0 : extension ? 2 : 1;
+      if (pass != file_pass || !(everywhere || uarchs.contains(uarch))) continue;
       *current_file = file.name;
       specific |= !everywhere;
       set.families.push_back(j.value("family", file.name));

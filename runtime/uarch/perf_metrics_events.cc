@@ -67,12 +67,15 @@ absl::StatusOr<std::string> Importer::Event(const std::string& normalized, const
                                     " (one privilege level only; td counts the event as a whole)");
   }
   if (auto it = formula_names_.find(normalized); it != formula_names_.end()) return it->second;
-  if (td_ != nullptr) {
-    // Extending td's own key: an event td knows keeps td's name and encoding.
-    if (const EventDefinition* known = td_->FindEvent(normalized); known != nullptr) {
-      formula_names_[normalized] = known->name;
-      return known->name;
-    }
+  // Extending td's own key: an event td knows keeps td's name and encoding,
+  // unless td's table encodes it otherwise than this CPU's event file does
+  // (one name, other codes across generations: CYCLE_ACTIVITY.STALLS_MEM_ANY
+  // is 0xA3/0x14 c20 on Skylake, 0xA3/0x06 c6 on Broadwell). Then the event
+  // is declared with this CPU's encoding, which replaces td's for this key only.
+  const EventDefinition* known = td_ == nullptr ? nullptr : td_->FindEvent(normalized);
+  if (known != nullptr && !EncodedOtherwise(*known, normalized)) {
+    formula_names_[normalized] = known->name;
+    return known->name;
   }
   const size_t colon = normalized.find(':');
   const std::string base = normalized.substr(0, colon);
@@ -142,8 +145,34 @@ absl::StatusOr<std::string> Importer::Event(const std::string& normalized, const
     if (!aliases.empty()) entry["aliases"] = aliases;
   }
   if (e.deprecated) notes.push_back("deprecated in perf's event list");
+  if (known != nullptr) {
+    // Declared under td's name so that it replaces td's encoding for this key.
+    notes.push_back("td's table encodes " + known->name + " as " + known->config + " (another generation); this CPU's event file says " +
+                    entry["encoding"]["config"].get<std::string>());
+    name = known->name;
+    entry["name"] = name;
+  }
   if (!notes.empty()) entry["note"] = absl::StrJoin(notes, "; ");
   return Declare(normalized, name, std::move(entry));
+}
+
+std::optional<uint64_t> Importer::FileConfig(const std::string& normalized) const {
+  const size_t colon = normalized.find(':');
+  if (colon != std::string::npos) return std::nullopt;  // modifiers: td's name already says them
+  auto found = events_.find(normalized);
+  if (found == events_.end()) return std::nullopt;
+  const PerfEventEntry& e = found->second;
+  if (e.code_text.find(',') != std::string::npos || !e.msr.empty() || e.code == 0) return std::nullopt;
+  return (e.code & 0xff) | ((e.code >> 8) & 0xf) << 32 | (e.umask & 0xff) << 8 | (e.edge ? 1ull << 18 : 0) |
+         (e.any ? 1ull << 21 : 0) | (e.inv ? 1ull << 23 : 0) | (e.cmask & 0xff) << 24;
+}
+
+bool Importer::EncodedOtherwise(const EventDefinition& known, const std::string& normalized) const {
+  const std::optional<uint64_t> mine = known.RawConfig();
+  const std::optional<uint64_t> file = FileConfig(normalized);
+  // The user/kernel bits (16, 17) are the kernel's to set from exclude_*.
+  constexpr uint64_t kPrivilege = 3ull << 16;
+  return mine && file && (*mine & ~kPrivilege) != (*file & ~kPrivilege);
 }
 
 std::string Importer::Declare(const std::string& normalized, const std::string& formula_name, json entry) {

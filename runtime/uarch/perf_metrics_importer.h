@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -63,6 +64,10 @@ class Importer {
   // perf_metrics_events.cc
   absl::StatusOr<std::string> Event(const std::string& normalized, const std::string& privilege);
   absl::StatusOr<std::string> Literal(const std::string& literal);
+  // This CPU's config of a plain event from its event file (no modifiers, no
+  // extra registers), and whether td's table encodes `known` otherwise.
+  std::optional<uint64_t> FileConfig(const std::string& normalized) const;
+  bool EncodedOtherwise(const EventDefinition& known, const std::string& normalized) const;
   // Records a declared event; returns `formula_name`, the name formulas use.
   std::string Declare(const std::string& normalized, const std::string& formula_name, json entry);
 

@@ -55,6 +55,19 @@ TEST(EventEncoder, TdTableCoversWhatLibpfm413GetsWrongOrLacks) {
   EXPECT_EQ(Config("slots", "icx"), 0x400u);
 }
 
+// One name, other codes across generations: td's table must not carry
+// Skylake's encoding to the older cores (the CYCLE_ACTIVITY stall counters).
+TEST(EventEncoder, CycleActivityStallsAreEncodedPerGeneration) {
+  EXPECT_EQ(Config("CYCLE_ACTIVITY.STALLS_MEM_ANY", "skl"), 0x140014a3u);      // 0xA3/0x14 c20
+  EXPECT_EQ(Config("CYCLE_ACTIVITY.STALLS_LDM_PENDING", "hsw"), 0x60006a3u);   // 0xA3/0x06 c6
+  EXPECT_EQ(Config("CYCLE_ACTIVITY.STALLS_LDM_PENDING", "ivb"), 0x60006a3u);
+  EXPECT_EQ(Config("CYCLE_ACTIVITY.STALLS_L1D_PENDING", "snb"), 0x60006a3u);   // SNB: 0xA3/0x06 c6
+  EXPECT_EQ(Config("CYCLE_ACTIVITY.STALLS_L1D_PENDING", "hsw"), 0xc000ca3u);   // IVB on: 0xA3/0x0C c12
+  // Broadwell spells 0xA3/0x06 c6 STALLS_MEM_ANY: its depth file (from perf's
+  // Broadwell event file) replaces the Skylake encoding for bdw only.
+  EXPECT_EQ(Config("CYCLE_ACTIVITY.STALLS_MEM_ANY", "bdw"), 0x60006a3u);
+}
+
 TEST(EventEncoder, TdDefinitionEncodingsAgreeWithLibpfm) {
   // Every event of td's tables that libpfm4 also knows (by the same name) must
   // encode the same, except the documented libpfm4 4.13 errors.

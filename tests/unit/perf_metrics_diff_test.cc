@@ -41,6 +41,20 @@ using namespace perf_testing;  // NOLINT: the shared helpers of the perf tests
 std::string PerfName(const std::string& uarch, const std::string& node) {
   std::string s = absl::AsciiStrToLower(node.substr(node.rfind('.') + 1));
   if (uarch.rfind("neoverse", 0) == 0) return s;
+  if (uarch == "zen4" || uarch == "zen5") {
+    // AMD's pipeline utilisation metrics: Level 2 named after its parent.
+    static const std::map<std::string, std::pair<std::string, std::string>> kAmd = {
+        {"fetch_latency", {"frontend_bound_latency", "frontend_bound_by_latency"}},
+        {"fetch_bandwidth", {"frontend_bound_bandwidth", "frontend_bound_by_bandwidth"}},
+        {"branch_mispredicts", {"bad_speculation_mispredicts", "bad_speculation_from_mispredicts"}},
+        {"machine_clears", {"bad_speculation_pipeline_restarts", "bad_speculation_from_pipeline_restarts"}},
+        {"memory_bound", {"backend_bound_memory", "backend_bound_by_memory"}},
+        {"core_bound", {"backend_bound_cpu", "backend_bound_by_cpu"}},
+        {"light_operations", {"retiring_fastpath", "retiring_from_fastpath"}},
+        {"heavy_operations", {"retiring_microcode", "retiring_from_microcode"}}};
+    const auto it = kAmd.find(s);
+    return it == kAmd.end() ? s : uarch == "zen4" ? it->second.first : it->second.second;
+  }
   if (uarch == "adl_grt" && (s == "fetch_latency" || s == "fetch_bandwidth")) s = "i" + s;
   return "tma_" + s;
 }
@@ -73,6 +87,24 @@ const std::map<std::string, std::string>& KnownDifferences() {
        "TMA version: td counts cycles with >= 12 outstanding data reads on SPR/EMR (newer TMA), perf 6.12 >= 4"},
       {"spr Backend_Bound.Memory_Bound.DRAM_Bound.MEM_Latency",
        "TMA version: MEM_Latency is MEM_Bandwidth's complement, so the threshold of 12 vs 4 moves it too"},
+      {"emr Backend_Bound.Memory_Bound.DRAM_Bound.MEM_Bandwidth", "TMA version: as on spr (12 vs 4 outstanding reads)"},
+      {"emr Backend_Bound.Memory_Bound.DRAM_Bound.MEM_Latency", "TMA version: as on spr"},
+      {"icl Backend_Bound.Memory_Bound.L3_Bound.Contested_Accesses",
+       "TMA version: perf 6.12's icl file counts every XSNP_HITM load with older costs; td (the newer TMA, as on "
+       "tgl) takes the true-HITM share of XSNP_FWD"},
+      {"icl Backend_Bound.Memory_Bound.L3_Bound.Data_Sharing", "TMA version: as Contested_Accesses"},
+      // perf 6.12's haswell Memory_Bound has lost the parentheses around the
+      // denominator's SMT conditional: with SMT off it is that denominator (a
+      // cycle count) times Backend_Bound. td keeps TMA's form; Core_Bound is
+      // Backend_Bound less it, and the flags below follow their parents.
+      {"hsw Backend_Bound.Memory_Bound", "perf 6.12's haswell expression: a cycle count, not a fraction, with SMT off"},
+      {"hsw Backend_Bound.Core_Bound", "perf 6.12's haswell expression: Backend_Bound less that Memory_Bound"},
+      {"hsw Backend_Bound.Core_Bound.Divider", "flag: its parent Core_Bound's rule (above)"},
+      {"hsw Backend_Bound.Memory_Bound.L2_Bound", "flag: its parent Memory_Bound's rule (above)"},
+      {"hsw Backend_Bound.Memory_Bound.L3_Bound", "flag: its parent Memory_Bound's rule (above)"},
+      {"hsw Backend_Bound.Memory_Bound.L3_Bound.Contested_Accesses", "flag: its ancestor Memory_Bound's rule"},
+      {"hsw Backend_Bound.Memory_Bound.L3_Bound.Data_Sharing", "flag: its ancestor Memory_Bound's rule"},
+      {"hsw Backend_Bound.Memory_Bound.L3_Bound.L3_Hit_Latency", "flag: its ancestor Memory_Bound's rule"},
   };
   return *known;
 }
@@ -104,11 +136,26 @@ std::map<std::string, Tally> Compare(const Spec& spec, int vectors) {
     Counts counts;
     // Any event at most a tenth of the cycles; the related ones are set below.
     for (const std::string& e : events) counts[e] = Uniform(rng, 0, cycles / 10);
-    for (const char* clock : {"cycles", "cpu_cycles", "cpu_clk_unhalted.thread", "cpu_clk_unhalted.thread_p",
+    for (const char* clock : {"cycles", "cpu_cycles", "ls_not_halted_cyc", "cpu_clk_unhalted.thread", "cpu_clk_unhalted.thread_p",
                               "cpu_clk_unhalted.core", "cpu_clk_unhalted.core_p", "cpu_clk_unhalted.distributed"}) {
       if (counts.count(clock)) counts[clock] = cycles;
     }
     spec.relate(rng, cycles, cpuid, &counts);
+    // Spellings of one event are one counter: perf's name and td's (an alias
+    // in td's table, such as HSW's CYCLE_ACTIVITY.CYCLES_NO_EXECUTE for
+    // STALLS_TOTAL) read the same count.
+    for (const EventDefinition& e : set.events) {
+      const double* first = nullptr;
+      for (const std::string& spelling : e.spellings) {
+        auto it = counts.find(spelling);
+        if (it == counts.end()) continue;
+        if (first == nullptr) {
+          first = &it->second;
+        } else {
+          it->second = *first;
+        }
+      }
+    }
     EvaluationOptions options;
     options.constants["SMT_on"] = 0;
     for (const auto& [k, value] : spec.td_constants) options.constants[k] = value;
@@ -157,12 +204,34 @@ std::vector<std::string> PerfOnlyNodes(const Spec& spec) {
   for (const FormulaDefinition& node : set.nodes) {
     if (node.level >= 1) mine.insert(PerfName(spec.uarch, node.name));
   }
+  // perf 6.12's sandybridge file puts DTLB_Load at Level 4 under an L1_Bound
+  // it does not define for that CPU: there is no place for it in the tree.
+  const std::set<std::string> orphans = {"snb tma_dtlb_load"};
   std::vector<std::string> out;
   for (const auto& [name, m] : LoadPerf(spec.files, spec.unit)) {
-    if (m.tree && name.rfind("tma_info", 0) != 0 && !mine.count(name)) out.push_back(name);
+    if (m.tree && name.rfind("tma_info", 0) != 0 && !mine.count(name) && !orphans.count(spec.uarch + " " + name)) {
+      out.push_back(name);
+    }
   }
   return out;
 }
+
+// Count-vector generators of the Spec shape (the revision is for Arm only).
+void SkylakeVector(std::mt19937_64& rng, double cycles, uint64_t, Counts* c) { RelateSkylake(rng, cycles, c); }
+void GoldenCoveVector(std::mt19937_64& rng, double cycles, uint64_t, Counts* c) { RelateGoldenCove(rng, cycles, c); }
+// Broadwell names some CYCLE_ACTIVITY counters as Skylake does and Haswell
+// otherwise: both spellings are one counter there.
+void BroadwellVector(std::mt19937_64& rng, double cycles, uint64_t, Counts* c) {
+  RelateSkylake(rng, cycles, c);
+  for (const auto& [bdw, hsw] : std::vector<std::pair<const char*, const char*>>{
+           {"cycle_activity.stalls_mem_any", "cycle_activity.stalls_ldm_pending"},
+           {"cycle_activity.stalls_total", "cycle_activity.cycles_no_execute"},
+           {"cycle_activity.stalls_l1d_miss", "cycle_activity.stalls_l1d_pending"},
+           {"cycle_activity.stalls_l2_miss", "cycle_activity.stalls_l2_pending"}}) {
+    if (c->count(bdw)) (*c)[hsw] = c->at(bdw);
+  }
+}
+void TimeOnlyVector(std::mt19937_64& rng, double cycles, uint64_t, Counts* c) { RelateTime(rng, cycles, c); }
 
 class PerfMetricsDiff : public ::testing::TestWithParam<Spec> {};
 
@@ -224,7 +293,21 @@ INSTANTIATE_TEST_SUITE_P(
              {{"Sockets", 2}, {"Has_PMEM", 1}}},  // persistent memory: PMM_Bound and DRAM_Bound's PMM term
         Spec{"spr", {"x86/sapphirerapids/spr-metrics.json"}, "", {{"SMT_on", 0}, {"core_wide", 0}, {"has_pmem", 1}}, {},
              [](std::mt19937_64& rng, double cycles, uint64_t, Counts* c) { RelateGoldenCove(rng, cycles, c); },
-             {{"Sockets", 2}, {"Has_PMEM", 1}}}),
+             {{"Sockets", 2}, {"Has_PMEM", 1}}},
+        // The rest of td's Intel keys and AMD's Zen 4 and 5: every microarchitecture both cover.
+        Spec{"snb", {"x86/sandybridge/snb-metrics.json"}, "", {{"SMT_on", 0}, {"core_wide", 0}}, {}, SkylakeVector},
+        Spec{"ivb", {"x86/ivybridge/ivb-metrics.json"}, "", {{"SMT_on", 0}, {"core_wide", 0}}, {}, SkylakeVector},
+        Spec{"hsw", {"x86/haswell/hsw-metrics.json"}, "", {{"SMT_on", 0}, {"core_wide", 0}}, {}, SkylakeVector},
+        Spec{"bdw", {"x86/broadwell/bdw-metrics.json"}, "", {{"SMT_on", 0}, {"core_wide", 0}}, {}, BroadwellVector},
+        Spec{"skl", {"x86/skylake/skl-metrics.json"}, "", {{"SMT_on", 0}, {"core_wide", 0}}, {}, SkylakeVector},
+        Spec{"icl", {"x86/icelake/icl-metrics.json"}, "", {{"SMT_on", 0}, {"core_wide", 0}}, {}, GoldenCoveVector},
+        Spec{"icx", {"x86/icelakex/icx-metrics.json"}, "", {{"SMT_on", 0}, {"core_wide", 0}, {"has_pmem", 1}}, {},
+             GoldenCoveVector, {{"Sockets", 2}, {"Has_PMEM", 1}}},
+        Spec{"tgl", {"x86/tigerlake/tgl-metrics.json"}, "", {{"SMT_on", 0}, {"core_wide", 0}}, {}, GoldenCoveVector},
+        Spec{"emr", {"x86/emeraldrapids/emr-metrics.json"}, "", {{"SMT_on", 0}, {"core_wide", 0}, {"has_pmem", 1}}, {},
+             GoldenCoveVector, {{"Sockets", 2}, {"Has_PMEM", 1}}},
+        Spec{"zen4", {"x86/amdzen4/pipeline.json"}, "", {}, {}, TimeOnlyVector},
+        Spec{"zen5", {"x86/amdzen5/pipeline.json"}, "", {}, {}, TimeOnlyVector}),
     [](const ::testing::TestParamInfo<Spec>& info) { return info.param.uarch; });
 
 }  // namespace
