@@ -21,7 +21,7 @@ module td
   private
 
   public :: td_region_begin, td_region_end, td_region_begin_p, td_region_end_p
-  public :: td_init, td_finalize, td_is_active
+  public :: td_init, td_finalize, td_is_active, td_region_sample
 
   ! One region per value of an integer parameter (a sweep), any integer kind.
   interface td_region_begin_p
@@ -56,6 +56,12 @@ module td
       integer(c_size_t), value :: length
       integer(c_long_long), value :: parameter
     end subroutine c_end_p
+    subroutine c_sample(name, length, every) bind(C, name="td_fortran_region_sample")
+      import :: c_char, c_size_t, c_int
+      character(kind=c_char), dimension(*), intent(in) :: name
+      integer(c_size_t), value :: length
+      integer(c_int), value :: every
+    end subroutine c_sample
     subroutine c_init() bind(C, name="td_init")
     end subroutine c_init
     subroutine c_finalize() bind(C, name="td_finalize")
@@ -125,6 +131,16 @@ contains
     integer(int64), intent(in) :: parameter
     call c_end_p(name, int(len(name), c_size_t), int(parameter, c_long_long))
   end subroutine td_region_end_p_int64
+
+  ! Hot, tiny regions: counters and clock read on one call in `every` of
+  ! region `name` on each thread, every call counted, the rest scaled (as
+  ! TD_SAMPLE=every for all regions). Call it before the region is first
+  ! entered; later it is ignored with one warning.
+  subroutine td_region_sample(name, every)
+    character(len=*), intent(in) :: name
+    integer, intent(in) :: every
+    call c_sample(name, int(len(name), c_size_t), int(every, c_int))
+  end subroutine td_region_sample
 
   ! Optional: td starts itself at the first marker.
   subroutine td_init()

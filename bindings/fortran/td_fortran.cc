@@ -7,6 +7,7 @@
 // name new to the thread takes the process-wide lock and hashes its
 // characters.
 #include <cstddef>
+#include <string>
 
 #include "bindings/common/name_cache.h"
 #include "td/td.h"
@@ -38,6 +39,16 @@ TD_API void td_fortran_region_end(const char* name, size_t length) {
 TD_API void td_fortran_region_begin_p(const char* name, size_t length, long long parameter) {
   if (!MarkersOn()) return;
   if (td_site* site = SiteFor(name, length, "td_region_begin_p")) td_region_begin_p(site, parameter);
+}
+
+// td_region_sample from Fortran: the name without its trailing blanks.
+TD_API void td_fortran_region_sample(const char* name, size_t length, int every) {
+  if (!MarkersOn() || name == nullptr) return;
+  while (length > 0 && name[length - 1] == ' ') --length;
+  try {
+    td_region_sample(std::string(name, length).c_str(), every < 0 ? 0u : static_cast<unsigned>(every));
+  } catch (...) {  // out of memory copying the name: the region keeps TD_SAMPLE's interval
+  }
 }
 
 TD_API void td_fortran_region_end_p(const char* name, size_t length, long long parameter) {

@@ -124,6 +124,18 @@ void td_region_end_name(const char* name) {
   thread->End(static_cast<uint32_t>(site->region_id_plus_one - 1), site);
 }
 
+void td_region_sample(const char* name, unsigned every) {
+  ThreadState* thread = RecordingThread();
+  if (thread == nullptr) return;
+  const MarkerScope scope(thread);
+  if (NullName(name, "td_region_sample")) return;
+  try {
+    Runtime::Get().SampleRegion(name, every);
+  } catch (...) {  // out of memory registering the name: the region stays as TD_SAMPLE says
+    td::ReportProblem(td::Severity::kWarning, "td_region_sample: out of memory; the interval is not set");
+  }
+}
+
 void td_init(void) { Runtime::Get().EnsureStarted(); }
 
 void td_finalize(void) { Runtime::Get().Finalize(); }

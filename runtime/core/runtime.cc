@@ -338,7 +338,7 @@ ThreadState* Runtime::AttachThisThread() {
   threads_.push_back(std::make_unique<ThreadState>(index, tid, std::move(counters),
                                                    backend_->layout().words, error, &regions_));
   if (config_.trace) threads_.back()->EnableTrace(config_.trace_events);
-  threads_.back()->set_sample_every(SampleEvery());
+  threads_.back()->set_sample_every(SampleEvery(), !config_.trace);
   threads_.back()->set_openmp_thread(OpenMpThreadNumber());
   t_thread_state = threads_.back().get();
   pthread_setspecific(g_exit_key, t_thread_state);
@@ -390,6 +390,27 @@ void Runtime::AfterForkInChild() {
   auto [counters, error] = OpenCountersOfThisThread(*runtime.backend_);
   self->RestartAfterFork(std::move(counters), runtime.backend_->layout().words, error);
   runtime.threads_.push_back(std::move(self));
+}
+
+void Runtime::SampleRegion(const char* name, unsigned every) {
+  const std::string shown = Printable(name);
+  if (every < 1 || every > (1u << 20)) {
+    ReportProblem(Severity::kWarning, absl::StrFormat("td_region_sample(\"%s\", %u): the interval is 1 to 1048576; "
+                                                      "the region stays as TD_SAMPLE says",
+                                                      shown, every));
+    return;
+  }
+  if (config_.trace) {
+    ReportProblem(Severity::kNotice, absl::StrFormat("td_region_sample(\"%s\", %u) ignored: TD_TRACE reads every call",
+                                                     shown, every));
+    return;
+  }
+  if (!regions_.SetSampleEvery(name, every)) {
+    ReportProblem(Severity::kWarning,
+                  absl::StrFormat("td_region_sample(\"%s\", %u) after the region's first BEGIN: ignored (call it "
+                                  "before the region is first entered, e.g. at the start of main)",
+                                  shown, every));
+  }
 }
 
 void Runtime::Finalize() {
@@ -517,6 +538,7 @@ RunData Runtime::Collect(const std::vector<ThreadState*>& quiet_threads) {
   data.layout = backend_->layout();
   data.availability = backend_->availability();
   const std::vector<const ThreadState*> threads(quiet_threads.begin(), quiet_threads.end());
+  data.sample_every = SampleEvery();  // before merging: regions record where theirs differs
   MergeThreads(threads, regions_.AllNames(), &data, regions_.AllParameters());
   // A thread left out (still inside a marker) keeps its entry, so thread
   // indices stay 0..n-1; only what never changes after it attached is read.
@@ -532,7 +554,6 @@ RunData Runtime::Collect(const std::vector<ThreadState*>& quiet_threads) {
             [](const ThreadInfo& a, const ThreadInfo& b) { return a.index < b.index; });
   // Replayed counts were not measured here: no cost of this process' markers is in them.
   if (config_.backend != BackendChoice::kReplay) data.marker_cost = MeasureMarkerCost(*backend_);
-  data.sample_every = SampleEvery();
   data.diagnostics = AllDiagnostics();
   return data;
 }

@@ -79,6 +79,9 @@ class Runtime {
   void Finalize();
 
   RegionRegistry& regions() { return regions_; }
+  // td_region_sample: region `name` read on one call in `every`, said in one
+  // line where it cannot be (a bad interval, TD_TRACE, a region already entered).
+  void SampleRegion(const char* name, unsigned every);
   // The counters every thread opens; only once started (a thread has state).
   const CounterLayout& layout() const { return backend_->layout(); }
   // Starts the runtime if needed and returns the calling thread's state,

@@ -72,6 +72,8 @@ void MergeThreads(const std::vector<const ThreadState*>& threads,
           region.parameter = p.value;
         }
         region.parent = parent;
+        // All nodes of a region share their interval (fixed at the first).
+        if (node.sample_every != data->sample_every) region.sample_every = node.sample_every;
         // '/' inside a name is written \x2f (PathComponent): paths stay unique.
         const std::string component = PathComponent(region.name);
         region.path = parent < 0 ? component : data->regions[parent].path + "/" + component;

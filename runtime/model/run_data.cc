@@ -17,6 +17,11 @@ std::optional<size_t> RunData::EventIndex(const std::string& name) const {
   return std::nullopt;
 }
 
+bool RunData::Sampled() const {
+  if (sample_every > 1) return true;
+  return std::any_of(regions.begin(), regions.end(), [](const Region& r) { return r.sample_every > 1; });
+}
+
 RegionTotals Totals(const Region& region, size_t num_events) {
   RegionTotals totals;
   totals.events.resize(num_events);
@@ -82,7 +87,6 @@ void TakeOutMarkerCost(RunData* run_data) {
   // Pairs run inside each part (its descendants' calls) and its direct
   // children's outermost calls; children come after parents, so a reverse
   // walk has every child's figures before its parent needs them.
-  const uint32_t every = run.sample_every;
   std::vector<std::vector<uint64_t>> inside_pairs(run.regions.size());
   std::vector<std::vector<uint64_t>> child_calls(run.regions.size());  // read outermost calls
   // TD_SAMPLE: the children's outermost calls that were not read. A child's
@@ -101,7 +105,9 @@ void TakeOutMarkerCost(RunData* run_data) {
       for (const int child : region.children) {
         const int q = part_of[static_cast<size_t>(child)][thread];
         if (q < 0) continue;
-        const RegionOnThread& c = run.regions[static_cast<size_t>(child)].threads[static_cast<size_t>(q)];
+        const Region& child_region = run.regions[static_cast<size_t>(child)];
+        const RegionOnThread& c = child_region.threads[static_cast<size_t>(q)];
+        const uint32_t every = run.SampleEveryOf(child_region);
         // TD_SAMPLE: only the pairs whose counters were read cost a measured
         // pair; the others' few instructions are not taken out.
         inside_pairs[r][p] = SaturatingAdd(

@@ -83,6 +83,9 @@ struct Region {
   std::vector<RegionOnThread> threads;
   std::string base_name;  // "copy"; equal to name when there is no parameter
   std::optional<long long> parameter;
+  // td_region_sample: this region's calls were read one in this many, not
+  // in RunData::sample_every; 0 where the run's applies (SampleEveryOf).
+  uint32_t sample_every = 0;
 };
 
 // What td's own marker work adds to what it reports, per BEGIN/END pair,
@@ -117,12 +120,16 @@ struct RunData {
   std::vector<Diagnostic> diagnostics;
   std::optional<MarkerCost> marker_cost;  // absent in files from before it and in replayed runs
   // TD_SAMPLE: times and counts were read on one call in this many per region
-  // and thread and scaled to all calls; MeasuredCalls(calls, sample_every)
-  // of a part's calls were read. 1: every call.
+  // and thread and scaled to all calls; MeasuredCalls(calls, recursive,
+  // SampleEveryOf(region)) of a part's calls were read. 1: every call.
   uint32_t sample_every = 1;
 
   // Index of the event named `name` in layout.events, if measured.
   std::optional<size_t> EventIndex(const std::string& name) const;
+  // The N region `r` was read with: its own (td_region_sample), else the run's.
+  uint32_t SampleEveryOf(const Region& r) const { return r.sample_every != 0 ? r.sample_every : sample_every; }
+  // Whether any region's calls were read one in more than one.
+  bool Sampled() const;
 };
 
 // Sums over a region's threads; wall time is the longest thread's.

@@ -94,14 +94,16 @@ json RegionToJson(const RunData& data, size_t r) {
   const Region& region = data.regions[r];
   json parts = json::array();
   for (const RegionOnThread& t : region.threads) parts.push_back(ThreadPartToJson(t, data.layout));
-  return {{"index", r},
-          {"name", Text(region.name)},
-          {"base_name", Text(region.base_name)},
-          {"parameter", region.parameter ? json(*region.parameter) : json(nullptr)},
-          {"path", PathText(region.path)},
-          {"parent", region.parent},
-          {"children", region.children},
-          {"threads", std::move(parts)}};
+  json j = {{"index", r},
+            {"name", Text(region.name)},
+            {"base_name", Text(region.base_name)},
+            {"parameter", region.parameter ? json(*region.parameter) : json(nullptr)},
+            {"path", PathText(region.path)},
+            {"parent", region.parent},
+            {"children", region.children},
+            {"threads", std::move(parts)}};
+  if (region.sample_every != 0) j["sample_every"] = region.sample_every;
+  return j;
 }
 
 // The streaming writer below emits the same members as the functions above,
@@ -164,6 +166,7 @@ void AppendRegion(const RunData& data, size_t r, std::string* out) {
   AppendMember(",", "parent", region.parent, out);
   out->append(",\"path\":");
   AppendString(PathText(region.path), out);
+  if (region.sample_every != 0) AppendMember(",", "sample_every", region.sample_every, out);
   out->append(",\"threads\":[");
   for (size_t t = 0; t < region.threads.size(); ++t) {
     if (t > 0) out->push_back(',');

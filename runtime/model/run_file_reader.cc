@@ -258,6 +258,9 @@ absl::Status ReadRegion(const json& j, size_t r, size_t num_regions, const RunDa
     region->parameter = parameter;
   }
   TD_RETURN_IF_ERROR(Get(j, "path", &region->path, w));
+  if (j.contains("sample_every")) {  // optional: td_region_sample's interval where the region had one
+    TD_RETURN_IF_ERROR(GetInRange<uint32_t>(j, "sample_every", &region->sample_every, w, 1, uint32_t{1} << 20));
+  }
   TD_RETURN_IF_ERROR(GetInRange(j, "parent", &region->parent, w, -1, std::numeric_limits<int>::max()));
   const json* children = nullptr;
   TD_RETURN_IF_ERROR(GetArray(j, "children", &children, w));

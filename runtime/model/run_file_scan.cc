@@ -34,8 +34,8 @@ using json_scan::KeyIndex;
 using json_scan::SameBytes;
 
 constexpr std::string_view kRegionKeys[] = {"index",  "name",     "base_name", "parameter",
-                                            "path",   "parent",   "children",  "threads"};
-enum RegionKey { kIndex, kName, kBaseName, kParameter, kPath, kParent, kChildren, kThreads };
+                                            "path",   "parent",   "children",  "threads", "sample_every"};
+enum RegionKey { kIndex, kName, kBaseName, kParameter, kPath, kParent, kChildren, kThreads, kSampleEvery };
 constexpr unsigned kRegionRequired = 1u << kName | 1u << kPath | 1u << kParent | 1u << kChildren | 1u << kThreads;
 
 constexpr std::string_view kPartKeys[] = {"thread",           "calls",          "recursive_calls",
@@ -58,7 +58,7 @@ constexpr unsigned kPartRequired = (1u << kInclusive) - 1;
 
 // The order in which td writes each object's keys (sorted, as nlohmann's
 // objects keep them): kRegionKeys and kPartKeys indices.
-constexpr int kRegionKeyOrder[] = {2, 6, 0, 1, 3, 5, 4, 7};
+constexpr int kRegionKeyOrder[] = {2, 6, 0, 1, 3, 5, 4, 8, 7};  // sample_every only where set
 constexpr int kPartKeyOrder[] = {1, 4, 8, 9, 7, 2, 0, 3, 6, 5};
 
 // One thread's part of a region before the run's events and threads are
@@ -184,6 +184,12 @@ class RegionsScan {
           break;
         }
         case kChildren: ok = Children(&region.children); break;
+        case kSampleEvery: {
+          uint64_t every = 0;
+          ok = in_.Unsigned(&every, uint64_t{1} << 20) && every >= 1;
+          region.sample_every = static_cast<uint32_t>(every);
+          break;
+        }
         case kThreads: ok = Parts(&parts); break;
         default: ok = false;
       }

@@ -45,6 +45,8 @@ uint32_t RegionRegistry::IdForNameLocked(std::string_view name) {
   if (inserted) {
     names_.emplace_back(name);
     parameters_.emplace_back();
+    sample_every_.push_back(0);
+    entered_.push_back(false);
   }
   return it->second;
 }
@@ -56,8 +58,38 @@ uint32_t RegionRegistry::IdForParameter(uint32_t base, long long parameter) {
   if (inserted) {
     names_.push_back(name);
     parameters_.push_back(Parameter{base, parameter});
+    sample_every_.push_back(base < sample_every_.size() ? sample_every_[base] : 0);
+    entered_.push_back(false);
   }
   return it->second;
+}
+
+bool RegionRegistry::SetSampleEvery(std::string_view name, uint32_t every) {
+  if (name.empty()) name = kEmptyName;
+  std::lock_guard<std::mutex> lock(mu_);
+  const uint32_t id = IdForNameLocked(name);
+  if (entered_[id]) return false;
+  sample_every_[id] = every;
+  // Parameterised regions made from it before (no calls yet) follow it too.
+  for (size_t r = 0; r < parameters_.size(); ++r) {
+    if (parameters_[r] && parameters_[r]->base == id && !entered_[r]) sample_every_[r] = every;
+  }
+  return true;
+}
+
+uint32_t RegionRegistry::SampleEveryOfNewNode(uint32_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (id >= names_.size()) return 0;
+  entered_[id] = true;
+  // A parameterised region's base counts as entered: its interval is now
+  // the one this value's calls were read with.
+  if (parameters_[id]) entered_[parameters_[id]->base] = true;
+  return sample_every_[id];
+}
+
+std::vector<uint32_t> RegionRegistry::AllSampleEvery() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return sample_every_;
 }
 
 std::vector<std::optional<RegionRegistry::Parameter>> RegionRegistry::AllParameters() const {

@@ -49,6 +49,18 @@ class RegionRegistry {
   // Per region id: its base region and parameter, when it has one.
   std::vector<std::optional<Parameter>> AllParameters() const;
 
+  // td_region_sample: times and counts of region `name` read on one call in
+  // `every` (1: every call), whatever TD_SAMPLE says; "name[value]" regions
+  // of a parameterised `name` follow it. Only before the region's first
+  // BEGIN on any thread, so that all its calls share one interval: false
+  // (nothing changed) after it.
+  bool SetSampleEvery(std::string_view name, uint32_t every);
+  // A call path of region `id` is entered for the first time on some thread:
+  // its interval (0: the run's TD_SAMPLE), fixed from now on.
+  uint32_t SampleEveryOfNewNode(uint32_t id);
+  // Per region id: the interval td_region_sample gave it, 0 where none.
+  std::vector<uint32_t> AllSampleEvery() const;
+
   // fork() must not leave the lock held in the child.
   void LockForFork() { mu_.lock(); }
   void UnlockAfterFork() { mu_.unlock(); }
@@ -63,6 +75,8 @@ class RegionRegistry {
   absl::flat_hash_map<std::string, uint32_t> ids_;  // guarded by mu_
   std::vector<std::string> names_;                  // guarded by mu_
   std::vector<std::optional<Parameter>> parameters_;  // guarded by mu_, parallel to names_
+  std::vector<uint32_t> sample_every_;                // guarded by mu_, parallel to names_; 0 = TD_SAMPLE's
+  std::vector<bool> entered_;                         // guarded by mu_, parallel to names_
   // Dynamic names' sites and the names they point to; deques never move them.
   std::deque<std::string> dynamic_names_;              // guarded by mu_
   std::deque<td_site> dynamic_sites_;                  // guarded by mu_

@@ -71,6 +71,9 @@ uint32_t ThreadState::AddNode(uint32_t parent, uint32_t region) {
   NodeStats node;
   node.region = region;
   node.parent = parent;
+  const uint32_t own = registry_->SampleEveryOfNewNode(region);
+  node.sample_every = per_region_sampling_ && own != 0 ? own : sample_every_;
+  any_sampled_ = any_sampled_ || node.sample_every > 1;
   node.next_sibling = nodes_[parent].first_child;
   nodes_[parent].first_child = id;
   const uint32_t siblings = ++nodes_[parent].child_count;
@@ -355,7 +358,7 @@ bool ThreadState::ResetRegion(uint32_t region) {
     frame.start_ns = now;
     frame.measured = true;  // its first call from here: measured, as a first call is
     NodeStats& stats = nodes_[frame.node];
-    if (stats.calls++ == 0) stats.until_measured = sample_every_;
+    if (stats.calls++ == 0) stats.until_measured = stats.sample_every;
     stats.recursive_calls += frame.recursive ? 1 : 0;
   }
   return true;
@@ -363,7 +366,7 @@ bool ThreadState::ResetRegion(uint32_t region) {
 
 double ThreadState::Scale(const NodeStats& node) const {
   const uint64_t outermost = node.calls - std::min(node.recursive_calls, node.calls);
-  const uint64_t measured = MeasuredOutermostCalls(outermost, sample_every_);
+  const uint64_t measured = MeasuredOutermostCalls(outermost, node.sample_every);
   return measured == 0 || measured == outermost ? 1.0
                                                 : static_cast<double>(outermost) / static_cast<double>(measured);
 }
@@ -395,7 +398,7 @@ NodeTotals ThreadState::ComputeTotals() const {
     uint64_t* parent_exclusive = out.exclusive_words.data() + parent * words_;
     for (size_t i = 0; i < words_; ++i) parent_exclusive[i] -= inclusive[i];
   }
-  if (sample_every_ > 1) {
+  if (any_sampled_) {
     // Scaled estimates of a parent and its children can cross: a parent
     // whose read calls were short shows less than its children's estimate.
     // Exclusive values stop at 0 rather than wrap.

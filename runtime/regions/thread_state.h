@@ -46,6 +46,9 @@ struct NodeStats {
   // read are the 1st, the N+1st, … (MeasuredCalls); this counts down to the
   // next one. Recursive activations are always read.
   uint32_t until_measured = 1;
+  // N of this node: TD_SAMPLE, or td_region_sample's for its region; fixed
+  // when the node is made, so MeasuredCalls(…, sample_every) is exact.
+  uint32_t sample_every = 1;
   uint64_t recursive_calls = 0;    // calls made while the region was already open
   uint64_t unterminated = 0;       // still open at thread exit or finalize
   uint64_t closed_implicitly = 0;  // closed by the END of an enclosing region
@@ -149,7 +152,12 @@ class ThreadState {
 
   // TD_SAMPLE=N: times and counts are read on one call in N per node (the
   // first, the N+1st, …) and scaled to all calls at the end; 1 reads all.
-  void set_sample_every(uint32_t n) { sample_every_ = n < 1 ? 1 : n; }
+  // Regions given an interval of their own (td_region_sample) use theirs
+  // unless `per_region` is false (TD_TRACE: every call is read).
+  void set_sample_every(uint32_t n, bool per_region = true) {
+    sample_every_ = n < 1 ? 1 : n;
+    per_region_sampling_ = per_region;
+  }
   uint32_t sample_every() const { return sample_every_; }
 
   // The owning thread raises this flag before it checks that markers are on
@@ -242,7 +250,7 @@ class ThreadState {
   // Whether this call of `stats` is one whose times and counts are read.
   bool TakeMeasuredCall(NodeStats& stats) const {
     if (__builtin_expect(--stats.until_measured != 0, 0)) return false;
-    stats.until_measured = sample_every_;
+    stats.until_measured = stats.sample_every;
     return true;
   }
   // Opens a frame; a measured one reads the counters first and the clock
@@ -350,6 +358,8 @@ class ThreadState {
   uint32_t top_node_ = 0;      // the innermost open frame's node; 0 (the thread) when none
   bool tracing_ = false;       // !trace_.empty()
   uint32_t sample_every_ = 1;  // TD_SAMPLE
+  bool per_region_sampling_ = true;  // td_region_sample's intervals apply
+  bool any_sampled_ = false;         // some node reads fewer calls than it has
   struct RegionSlot {
     uint32_t open = 0;       // activations open now
     uint32_t last_node = 0;  // the node it was entered as last; 0: not yet

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "runtime/base/byte_strings.h"
 #include "runtime/regions/thread_state.h"
 #include "runtime/report/counter_text.h"
@@ -272,19 +275,34 @@ std::string MarkerCostLine(const RunData& data) {
   return line;
 }
 
-// One line: TD_SAMPLE's share of calls read, over the whole run.
+// One line: the share of calls read (TD_SAMPLE, td_region_sample), over the
+// whole run, or over the regions with an interval of their own.
 std::string SampledLine(const RunData& data) {
   uint64_t calls = 0;
   uint64_t read = 0;
+  std::vector<std::string> own;  // "name 1 in N", each region name once
+  std::set<std::string> listed;
   for (const Region& region : data.regions) {
+    const uint32_t every = data.SampleEveryOf(region);
+    if (region.sample_every != 0 && listed.insert(region.name).second) {
+      own.push_back(absl::StrFormat("%s 1 in %d", Printable(region.name), every));
+    }
+    if (data.sample_every <= 1 && region.sample_every == 0) continue;
     for (const RegionOnThread& t : region.threads) {
       calls += t.calls;
-      read += MeasuredCalls(t.calls, t.recursive_calls, data.sample_every);
+      read += MeasuredCalls(t.calls, t.recursive_calls, every);
     }
   }
-  return absl::StrFormat("sampled (TD_SAMPLE=%d): times and counts read on 1 call in %d per region and thread "
-                         "(%s of %s calls) and scaled to all calls; call counts are exact\n",
-                         data.sample_every, data.sample_every, WithThousands(read), WithThousands(calls));
+  const std::string regions = absl::StrJoin(own, ", ");
+  if (data.sample_every > 1) {
+    return absl::StrFormat("sampled (TD_SAMPLE=%d%s): times and counts read on 1 call in %d per region and thread "
+                           "(%s of %s calls) and scaled to all calls; call counts are exact\n",
+                           data.sample_every, own.empty() ? "" : "; td_region_sample: " + regions, data.sample_every,
+                           WithThousands(read), WithThousands(calls));
+  }
+  return absl::StrFormat("sampled (td_region_sample: %s): times and counts read on those calls per thread (%s of %s "
+                         "calls of these regions) and scaled to all calls; call counts are exact\n",
+                         regions, WithThousands(read), WithThousands(calls));
 }
 
 std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
@@ -305,7 +323,7 @@ std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
   absl::StrAppendFormat(&out, "measured: %s\n", Printable(a.measured));
   if (!a.memory.empty()) absl::StrAppendFormat(&out, "memory traffic: %s\n", Printable(a.memory));
   if (data.marker_cost && data.marker_cost->taken_out) out += MarkerCostLine(data);
-  if (data.sample_every > 1) out += SampledLine(data);
+  if (data.Sampled()) out += SampledLine(data);
   for (const ThreadInfo& t : data.threads) {
     if (!t.counters_measured && a.software_counters) {
       absl::StrAppendFormat(&out, "thread %d: counters not measured: %s\n", t.index,

@@ -43,6 +43,9 @@ loads_from "pkg-config" "$scratch/consumer_pc" libtd_fortran "$prefix/$libdir"
 loads_from "pkg-config" "$scratch/consumer_pc" libtd "$prefix/$libdir"
 json_pc=$(run_recorded "pkg-config" "$scratch/out-pc" "$scratch/consumer_pc")
 "$python" "$here/check_counts.py" "$json_pc" "${expected[@]}" || fail "pkg-config: wrong counts"
+"$python" -c 'import json, sys
+every = {r["path"]: r.get("sample_every", 0) for r in json.load(open(sys.argv[1]))["regions"]}
+assert every["outer/loop_body"] == 10, every' "$json_pc" || fail "td_region_sample did not set loop_body's interval"
 echo "pkg-config td-fortran: built, ran, exact counts in its JSON"
 
 # 2. CMake: find_package(td CONFIG REQUIRED COMPONENTS fortran), td::fortran

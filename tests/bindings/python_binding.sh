@@ -46,6 +46,10 @@ json=$(run_recorded "consumer" "$scratch/out" "$python" "$scratch/consumer.py")
 "$python" "$here/check_counts.py" "$json" outer=1 outer/middle=3 outer/middle/inner=12 outer/decorated=7 \
   outer/loop_body=1000 outer/raises=2 "outer/sweep[1]=1" "outer/sweep[2]=2" "outer/sweep[3]=3" \
   "outer/sweep[4]=4" thread_work=10x3 || fail "wrong counts"
+"$python" -c 'import json, sys
+run = json.load(open(sys.argv[1]))
+every = {r["path"]: r.get("sample_every", 0) for r in run["regions"]}
+assert every["outer/loop_body"] == 10 and every["outer"] == 0, every' "$json" || fail "td.sample did not set loop_body's interval"
 echo "python_consumer.py: ran, exact counts in its JSON"
 
 # One line per kind of bad input, each said once though repeated.

@@ -438,9 +438,10 @@ double CsvValue(const std::string& csv, const std::string& region, const std::st
 // Runs the scenario program's marker_cost scenario in `dir` with `env`
 // ("NAME=value …") and returns the run file it wrote ("" if none); its
 // stdout goes to dir/stdout.txt.
-std::string RunMarkerCostScenario(const std::string& dir, const std::string& env) {
-  const std::string command =
-      "cd '" + dir + "' && env TD_OUTPUT=none " + env + " '" + TD_SCENARIO_APP + "' marker_cost > stdout.txt";
+std::string RunMarkerCostScenario(const std::string& dir, const std::string& env,
+                                  const std::string& scenario = "marker_cost") {
+  const std::string command = "cd '" + dir + "' && env TD_OUTPUT=none " + env + " '" + TD_SCENARIO_APP + "' " +
+                              scenario + " > stdout.txt 2> stderr.txt";
   if (std::system(command.c_str()) != 0) return "";
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() == ".json") return entry.path().string();
@@ -529,6 +530,40 @@ TEST(CliReport, SampledRunScalesToAllCallsAndTakesOutOnlyTheReadPairs) {
   const Outcome text = Td({"report", file});
   EXPECT_TRUE(Contains(text.out, "sampled (TD_SAMPLE=10): times and counts read on 1 call in 10 per region and "
                                  "thread ("))
+      << text.out;
+  fs::remove_all(dir);
+}
+
+// td_region_sample: one region read on one call in ten, the others on every
+// call; the file says which, compensation and reports follow it.
+TEST(CliReport, RegionSampledFromTheApiScalesThatRegionOnly) {
+  const std::string dir = ScratchDir();
+  const std::string file = RunMarkerCostScenario(dir, "", "marker_cost_tick_sampled");
+  ASSERT_FALSE(file.empty());
+  const nlohmann::json run = nlohmann::json::parse(Slurp(file));
+  EXPECT_FALSE(run.contains("sample_every")) << "TD_SAMPLE was not set";
+  int tick_every = 0, empty_every = 0;
+  for (const auto& region : run["regions"]) {
+    if (region["path"] == "work/tick") tick_every = region.value("sample_every", 0);
+    if (region["path"] == "empty") empty_every = region.value("sample_every", 0);
+  }
+  EXPECT_EQ(tick_every, 10);
+  EXPECT_EQ(empty_every, 0) << "the run's interval (every call)";
+  EXPECT_TRUE(Contains(Slurp(dir + "/stderr.txt"),
+                       "td_region_sample(\"tick\", 5) after the region's first BEGIN: ignored"))
+      << Slurp(dir + "/stderr.txt");
+  const std::string printed = Slurp(dir + "/stdout.txt");
+  ASSERT_EQ(printed.rfind("work_cpu_ns ", 0), 0u) << printed;
+  const double work_cpu = std::stod(printed.substr(std::string("work_cpu_ns ").size()));
+  const Outcome compensated = Td({"report", file, "--csv"});
+  ASSERT_EQ(compensated.status, 0) << compensated.err;
+  EXPECT_EQ(CsvValue(compensated.out, "work/tick", "time", "calls"), 10000) << "calls stay exact";
+  EXPECT_EQ(CsvValue(compensated.out, "empty", "time", "calls"), 20000);
+  const double work = CsvValue(compensated.out, "work", "count", "task-clock");
+  EXPECT_NEAR(work, work_cpu, 0.25 * work_cpu) << compensated.out;
+  const Outcome text = Td({"report", file});
+  EXPECT_TRUE(Contains(text.out, "sampled (td_region_sample: tick 1 in 10): times and counts read on those calls "
+                                 "per thread (1,000 of 10,000 calls of these regions)"))
       << text.out;
   fs::remove_all(dir);
 }

@@ -184,6 +184,14 @@ void MarkerCost() {
   TD_REGION_END("work");
 }
 
+// MarkerCost with its tick region read on one call in ten (td_region_sample),
+// and a second interval asked for once tick has run: refused with one line.
+void MarkerCostTickSampled() {
+  td_region_sample("tick", 10);
+  MarkerCost();
+  td_region_sample("tick", 5);
+}
+
 void Sleep50() {
   TD_REGION_BEGIN("sleep");
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -371,6 +379,7 @@ int main(int argc, char** argv) {
   else if (scenario == "unterminated") Unterminated();
   else if (scenario == "sleep50") Sleep50();
   else if (scenario == "marker_cost") MarkerCost();
+  else if (scenario == "marker_cost_tick_sampled") MarkerCostTickSampled();
   else if (scenario == "pagefaults") FirstTouch64MiB();
   else if (scenario == "fork") return Fork();
   else if (scenario == "after_finalize") AfterFinalize();

@@ -64,6 +64,10 @@ std::vector<std::string> TdWrittenFiles() {
   sweep.regions[1].parameter = -42;
   sweep.regions[1].path = "outer/inner[-42]";
   texts.push_back(RunFileText(sweep));
+  RunData sampled = sample_runs::TwoThreadRun();  // TD_SAMPLE=10, one region td_region_sample'd to 100
+  sampled.sample_every = 10;
+  sampled.regions[1].sample_every = 100;
+  texts.push_back(RunFileText(sampled));
   return texts;
 }
 

@@ -289,6 +289,43 @@ TEST_F(ThreadStateTest, SampledCallsAreScaledToAllCallsAndUnreadPairsReadNothing
   EXPECT_EQ(MeasuredCalls(10, 2, 4), 2u + 2u) << "8 outermost: 2 read; recursive ones always";
 }
 
+// td_region_sample: a region's own interval wins over the run's (TD_SAMPLE,
+// here 1) for every node of it, set before its first call; after that the
+// registry refuses a new one. A parameterised region follows its base.
+TEST_F(ThreadStateTest, RegionIntervalFromTheApiAppliesToThatRegionOnly) {
+  ASSERT_TRUE(registry_.SetSampleEvery("hot", 5));
+  Begin("outer", 0);
+  uint64_t at = 0;
+  for (int i = 0; i < 11; ++i) {
+    Begin("hot", at);
+    at += 10;
+    End("hot", at);
+    Begin("cold", at);
+    at += 2;
+    End("cold", at);
+  }
+  End("outer", 200);
+  EXPECT_EQ(reads_, 2 + 2 * 3 + 2 * 11) << "outer once, hot on calls 1, 6 and 11, cold on every call";
+  EXPECT_FALSE(registry_.SetSampleEvery("hot", 2)) << "hot has run: its interval is fixed";
+  EXPECT_TRUE(registry_.SetSampleEvery("later", 3));
+  const RunData data = Merge();
+  const Region& hot = Find(data, "outer/hot");
+  EXPECT_EQ(hot.sample_every, 5u);
+  EXPECT_EQ(Find(data, "outer/cold").sample_every, 0u) << "the run's interval";
+  EXPECT_EQ(hot.threads[0].calls, 11u);
+  EXPECT_EQ(hot.threads[0].events[0].inclusive, 110u) << "3 read calls × 10, scaled by 11 / 3";
+  EXPECT_EQ(Find(data, "outer/cold").threads[0].events[0].inclusive, 22u);
+  EXPECT_EQ(Find(data, "outer").threads[0].events[0].exclusive, 200u - 110u - 22u);
+  EXPECT_TRUE(data.Sampled());
+  // "step[value]" regions take their base's interval, set before or after they were made.
+  const uint32_t step = registry_.IdForName("step");
+  const uint32_t before = registry_.IdForParameter(step, 1);
+  ASSERT_TRUE(registry_.SetSampleEvery("step", 7));
+  EXPECT_EQ(registry_.SampleEveryOfNewNode(before), 7u);
+  EXPECT_EQ(registry_.SampleEveryOfNewNode(registry_.IdForParameter(step, 2)), 7u);
+  EXPECT_FALSE(registry_.SetSampleEvery("step", 8)) << "a value of it has run";
+}
+
 // Recursive activations are always read and do not take a turn: the
 // outermost calls alone are sampled and scaled, so a region that recurses
 // on every call is not scaled by the recursion.

@@ -352,6 +352,28 @@ static PyObject* End(PyObject* module, PyObject* const* args, Py_ssize_t nargs, 
   Py_RETURN_NONE;
 }
 
+/* sample(name, every): td_region_sample. Bad arguments warn, as markers do. */
+static PyObject* Sample(PyObject* module, PyObject* args) {
+  (void)module;
+  PyObject* name = NULL;
+  long long every = 0;
+  if (!PyArg_ParseTuple(args, "OL:sample", &name, &every)) {
+    PyErr_Clear();
+    Warn(PyUnicode_FromString("td.sample(name, every) takes a str and an int: ignored"));
+    Py_RETURN_NONE;
+  }
+  Py_ssize_t size = 0;
+  const char* text = PyUnicode_Check(name) ? PyUnicode_AsUTF8AndSize(name, &size) : NULL;
+  if (text == NULL || (size_t)size != strlen(text)) {
+    PyErr_Clear();
+    Warn(PyUnicode_FromString("td.sample: the name is not a str without NUL characters: ignored"));
+    Py_RETURN_NONE;
+  }
+  /* Out of range goes to td as 0, which it refuses with one line. */
+  td_region_sample(text, every < 1 || every > 0xffffffffLL ? 0u : (unsigned)every);
+  Py_RETURN_NONE;
+}
+
 static PyObject* Init(PyObject* module, PyObject* unused) {
   (void)module;
   (void)unused;
@@ -397,6 +419,9 @@ static PyMethodDef kFunctions[] = {
      "begin(name, parameter=None)\n--\n\nBegins the region NAME on this thread (td_region_begin)."},
     {"end", (PyCFunction)(void (*)(void))End, METH_FASTCALL | METH_KEYWORDS,
      "end(name, parameter=None)\n--\n\nEnds the region NAME, which must be the innermost open one."},
+    {"sample", Sample, METH_VARARGS,
+     "sample(name, every)\n--\n\nReads region NAME's counters on one call in EVERY, counts every call and scales "
+     "(td_region_sample; before the region is first entered)."},
     {"init", Init, METH_NOARGS, "init()\n--\n\nStarts td now (optional: the first marker does)."},
     {"finalize", Finalize, METH_NOARGS,
      "finalize()\n--\n\nWrites the reports now (otherwise at exit); later markers are ignored."},

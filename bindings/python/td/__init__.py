@@ -6,6 +6,7 @@ Recording (markers, over libtd's C API; each Python thread is its own td thread)
     with td.region("solve"):          # or @td.region("solve") on a function
         ...
     td.begin("step"); ...; td.end("step")
+    td.sample("tiny", 100)            # read one call in 100 of a hot tiny region
     with td.region("copy", offset):   # one region per value: "copy[8]" (a sweep)
         ...
 
@@ -23,12 +24,12 @@ Analysis of a recorded run (from C, Fortran or Python)::
 import functools as _functools
 import inspect as _inspect
 
-from ._td import begin, end, finalize, init, is_active, region
+from ._td import begin, end, finalize, init, is_active, region, sample
 from ._td import _set_decorator, _warn
 from ._load import LoadError, Run, Runs, load
 from ._config import VERSION as __version__
 
-__all__ = ["region", "begin", "end", "init", "finalize", "is_active", "load", "Run", "Runs",
+__all__ = ["region", "begin", "end", "sample", "init", "finalize", "is_active", "load", "Run", "Runs",
            "LoadError"]
 
 

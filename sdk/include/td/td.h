@@ -62,6 +62,15 @@ TD_API void td_region_end_p(td_site* site, long long parameter);
 TD_API void td_region_begin_name(const char* name);
 TD_API void td_region_end_name(const char* name);
 
+/* Hot, tiny regions: read the counters and the clock on one call of region
+ * `name` in `every` (the 1st, the every+1st, ...) on each thread, count every
+ * call exactly and scale the rest, as TD_SAMPLE=every does for all regions;
+ * the report says so. every = 1 reads every call of this region whatever
+ * TD_SAMPLE says. Call it before the region is first entered (e.g. at the
+ * start of main); later it is ignored with one warning. Parameterised
+ * regions "name[value]" follow their name. Ignored under TD_TRACE. */
+TD_API void td_region_sample(const char* name, unsigned every);
+
 /* Optional: the runtime initialises itself on first use. */
 TD_API void td_init(void);
 /* Writes the reports now; idempotent. Later markers are ignored. Safe while

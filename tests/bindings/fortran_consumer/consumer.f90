@@ -19,6 +19,7 @@ program consumer
 
   total = 0
   call td_init()
+  call td_region_sample("loop_body  ", 10)  ! trailing blanks are not part of the name
   if (.not. td_is_active()) error stop "td_is_active() is false after td_init()"
   call td_region_begin("outer")
   do i = 1, 3
