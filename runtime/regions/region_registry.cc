@@ -31,6 +31,7 @@ td_site* RegionRegistry::SiteForName(std::string_view name) {
   }
   std::lock_guard<std::mutex> lock(mu_);
   const uint32_t id = IdForNameLocked(name);
+  entered_[id] = true;  // a marker names it: its interval is fixed from here
   auto [it, inserted] = dynamic_site_of_.try_emplace(id, nullptr);
   if (inserted) {
     const std::string& stored = dynamic_names_.emplace_back(name);
@@ -61,6 +62,9 @@ uint32_t RegionRegistry::IdForParameter(uint32_t base, long long parameter) {
     sample_every_.push_back(base < sample_every_.size() ? sample_every_[base] : 0);
     entered_.push_back(false);
   }
+  // A value's first use is a marker's: the value and its base are fixed.
+  entered_[it->second] = true;
+  if (base < entered_.size()) entered_[base] = true;
   return it->second;
 }
 
@@ -70,6 +74,7 @@ bool RegionRegistry::SetSampleEvery(std::string_view name, uint32_t every) {
   const uint32_t id = IdForNameLocked(name);
   if (entered_[id]) return false;
   sample_every_[id] = every;
+  any_own_interval_.store(true, std::memory_order_release);
   // Parameterised regions made from it before (no calls yet) follow it too.
   for (size_t r = 0; r < parameters_.size(); ++r) {
     if (parameters_[r] && parameters_[r]->base == id && !entered_[r]) sample_every_[r] = every;
@@ -105,7 +110,12 @@ uint32_t RegionRegistry::RegisterSite(td_site* site) {
                                                site->name == nullptr ? "a null" : "an empty", kEmptyName));
   }
   if (name.empty()) name = kEmptyName;
-  const uint32_t id = IdForName(name);
+  uint32_t id = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    id = IdForNameLocked(name);
+    entered_[id] = true;  // a marker site names it: its interval is fixed from here
+  }
   // Several threads may race here; they all store the same value.
   __atomic_store_n(&site->region_id_plus_one, static_cast<int>(id + 1), __ATOMIC_RELEASE);
   return id;

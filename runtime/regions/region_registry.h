@@ -2,6 +2,7 @@
 #ifndef TD_RUNTIME_REGIONS_REGION_REGISTRY_H_
 #define TD_RUNTIME_REGIONS_REGION_REGISTRY_H_
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -56,8 +57,12 @@ class RegionRegistry {
   // (nothing changed) after it.
   bool SetSampleEvery(std::string_view name, uint32_t every);
   // A call path of region `id` is entered for the first time on some thread:
-  // its interval (0: the run's TD_SAMPLE), fixed from now on.
+  // its interval (0: the run's TD_SAMPLE), fixed from now on. Takes the
+  // lock: callers ask only when AnyOwnInterval().
   uint32_t SampleEveryOfNewNode(uint32_t id);
+  // Whether td_region_sample ever set an interval: until it does, a new
+  // node needs nothing from the registry (no lock per thread and node).
+  bool AnyOwnInterval() const { return any_own_interval_.load(std::memory_order_acquire); }
   // Per region id: the interval td_region_sample gave it, 0 where none.
   std::vector<uint32_t> AllSampleEvery() const;
 
@@ -76,7 +81,10 @@ class RegionRegistry {
   std::vector<std::string> names_;                  // guarded by mu_
   std::vector<std::optional<Parameter>> parameters_;  // guarded by mu_, parallel to names_
   std::vector<uint32_t> sample_every_;                // guarded by mu_, parallel to names_; 0 = TD_SAMPLE's
+  // A marker site of the region was registered, or a node of it made since
+  // an interval was set: its interval is fixed.
   std::vector<bool> entered_;                         // guarded by mu_, parallel to names_
+  std::atomic<bool> any_own_interval_{false};
   // Dynamic names' sites and the names they point to; deques never move them.
   std::deque<std::string> dynamic_names_;              // guarded by mu_
   std::deque<td_site> dynamic_sites_;                  // guarded by mu_

@@ -71,7 +71,8 @@ uint32_t ThreadState::AddNode(uint32_t parent, uint32_t region) {
   NodeStats node;
   node.region = region;
   node.parent = parent;
-  const uint32_t own = registry_->SampleEveryOfNewNode(region);
+  const uint32_t own =
+      per_region_sampling_ && registry_->AnyOwnInterval() ? registry_->SampleEveryOfNewNode(region) : 0;
   node.sample_every = per_region_sampling_ && own != 0 ? own : sample_every_;
   any_sampled_ = any_sampled_ || node.sample_every > 1;
   node.next_sibling = nodes_[parent].first_child;

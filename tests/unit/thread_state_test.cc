@@ -317,13 +317,16 @@ TEST_F(ThreadStateTest, RegionIntervalFromTheApiAppliesToThatRegionOnly) {
   EXPECT_EQ(Find(data, "outer/cold").threads[0].events[0].inclusive, 22u);
   EXPECT_EQ(Find(data, "outer").threads[0].events[0].exclusive, 200u - 110u - 22u);
   EXPECT_TRUE(data.Sampled());
-  // "step[value]" regions take their base's interval, set before or after they were made.
-  const uint32_t step = registry_.IdForName("step");
-  const uint32_t before = registry_.IdForParameter(step, 1);
+  // "step[value]" regions take their base's interval; a value's first use
+  // (a marker) fixes it. A marker site registered for a region fixes its
+  // interval too, before any call.
   ASSERT_TRUE(registry_.SetSampleEvery("step", 7));
-  EXPECT_EQ(registry_.SampleEveryOfNewNode(before), 7u);
+  const uint32_t step = registry_.IdForName("step");
   EXPECT_EQ(registry_.SampleEveryOfNewNode(registry_.IdForParameter(step, 2)), 7u);
   EXPECT_FALSE(registry_.SetSampleEvery("step", 8)) << "a value of it has run";
+  td_site site = {"sited", "f.c", 1, 0, 0};
+  registry_.IdForSite(&site);
+  EXPECT_FALSE(registry_.SetSampleEvery("sited", 4)) << "its BEGIN site is registered";
 }
 
 // Recursive activations are always read and do not take a turn: the
