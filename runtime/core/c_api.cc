@@ -132,7 +132,7 @@ void td_region_sample(const char* name, unsigned every) {
   try {
     Runtime::Get().SampleRegion(name, every);
   } catch (...) {  // out of memory registering the name: the region stays as TD_SAMPLE says
-    td::ReportProblem(td::Severity::kWarning, "td_region_sample: out of memory; the interval is not set");
+    td::WriteToStderr("td: warning: td_region_sample: out of memory; the interval is not set\n");
   }
 }
 

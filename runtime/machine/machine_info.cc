@@ -45,12 +45,9 @@ int CountSockets(const std::string& cpu_dir) {
   return packages.empty() ? -1 : static_cast<int>(packages.size());
 }
 
-int HasPersistentMemory(const std::string& nd_devices) {
+int HasPersistentMemory(const std::string& nfit) {
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(nd_devices, ec)) {
-    if (entry.path().filename().string().rfind("region", 0) == 0) return 1;
-  }
-  return 0;
+  return std::filesystem::exists(nfit, ec) ? 1 : 0;
 }
 
 void ParseCpuinfo(const std::string& text, MachineInfo* info) {
@@ -102,7 +99,7 @@ MachineInfo DescribeThisMachine() {
   info.nmi_watchdog = ReadIntFile("/proc/sys/kernel/nmi_watchdog");
   info.smt_active = ReadIntFile("/sys/devices/system/cpu/smt/active");
   info.sockets = CountSockets("/sys/devices/system/cpu");
-  info.persistent_memory = HasPersistentMemory("/sys/bus/nd/devices");
+  info.persistent_memory = HasPersistentMemory("/sys/firmware/acpi/tables/NFIT");
   // Arm: the MIDR the kernel shows is exact where /proc/cpuinfo's fields may be missing.
   std::ifstream midr("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1");
   std::string midr_text;

@@ -25,8 +25,8 @@ struct MachineInfo {
   int cpu_revision = -1;
   // Distinct physical_package_id of the online CPUs; -1 when unknown.
   int sockets = -1;
-  // 1 when the machine has persistent memory (NVDIMM regions under
-  // /sys/bus/nd/devices), 0 when it has none; -1 when unknown.
+  // 1 when the firmware describes persistent memory (an ACPI NFIT table,
+  // the test perf's #has_pmem makes), 0 when it does not; -1 when unknown.
   int persistent_memory = -1;
 };
 
@@ -44,9 +44,9 @@ int CpuRevisionFromMidr(const std::string& text);
 // in: distinct cpuN/topology/physical_package_id values; -1 when none reads.
 int CountSockets(const std::string& cpu_dir);
 
-// Whether `nd_devices` (/sys/bus/nd/devices) lists an NVDIMM region
-// ("regionN"): 1 if so, 0 if not (no such directory: no NVDIMM bus).
-int HasPersistentMemory(const std::string& nd_devices);
+// 1 when the ACPI NFIT table file `nfit` (/sys/firmware/acpi/tables/NFIT)
+// exists, as Linux perf decides #has_pmem; 0 when it does not.
+int HasPersistentMemory(const std::string& nfit);
 
 }  // namespace td
 

@@ -92,10 +92,6 @@ uint32_t RegionRegistry::SampleEveryOfNewNode(uint32_t id) {
   return sample_every_[id];
 }
 
-std::vector<uint32_t> RegionRegistry::AllSampleEvery() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return sample_every_;
-}
 
 std::vector<std::optional<RegionRegistry::Parameter>> RegionRegistry::AllParameters() const {
   std::lock_guard<std::mutex> lock(mu_);

@@ -63,8 +63,6 @@ class RegionRegistry {
   // Whether td_region_sample ever set an interval: until it does, a new
   // node needs nothing from the registry (no lock per thread and node).
   bool AnyOwnInterval() const { return any_own_interval_.load(std::memory_order_acquire); }
-  // Per region id: the interval td_region_sample gave it, 0 where none.
-  std::vector<uint32_t> AllSampleEvery() const;
 
   // fork() must not leave the lock held in the child.
   void LockForFork() { mu_.lock(); }

@@ -284,8 +284,9 @@ std::string SampledLine(const RunData& data) {
   std::set<std::string> listed;
   for (const Region& region : data.regions) {
     const uint32_t every = data.SampleEveryOf(region);
-    if (region.sample_every != 0 && listed.insert(region.name).second) {
-      own.push_back(absl::StrFormat("%s 1 in %d", Printable(region.name), every));
+    // A sweep's values share their name's interval: named once.
+    if (region.sample_every != 0 && listed.insert(region.base_name).second) {
+      own.push_back(absl::StrFormat("%s 1 in %d", Printable(region.base_name), every));
     }
     if (data.sample_every <= 1 && region.sample_every == 0) continue;
     for (const RegionOnThread& t : region.threads) {

@@ -158,8 +158,10 @@ void AddEvent(EventDefinition event, std::vector<EventDefinition>* events) {
   events->push_back(std::move(event));
 }
 
+// `extension`: the file only adds to a key (td import-metrics --extend);
+// redefining a node or auxiliary of td's own files is an error.
 absl::Status AddFormulas(const json& list, const std::string& file, const std::string& uarch,
-                         const char* section, std::vector<FormulaDefinition>* out) {
+                         const char* section, std::vector<FormulaDefinition>* out, bool extension = false) {
   if (list.is_null()) return absl::OkStatus();
   if (!list.is_array()) return FileError(file, std::string("\"") + section + "\" must be a list");
   for (const json& j : list) {
@@ -192,6 +194,11 @@ absl::Status AddFormulas(const json& list, const std::string& file, const std::s
     def.former_names = j.value("formerly", std::vector<std::string>{});
     auto same = std::find_if(out->begin(), out->end(),
                              [&def](const FormulaDefinition& d) { return d.name == def.name; });
+    if (same != out->end() && extension) {
+      return FileError(file, absl::StrFormat("uarch %s: %s %s is td's own already; an extension of a key only adds "
+                                             "(regenerate it: scripts/regenerate_depth.sh)",
+                                             uarch, section, def.name));
+    }
     if (same != out->end()) {
       *same = std::move(def);  // a family file overrides the generic one
     } else {
@@ -307,10 +314,14 @@ absl::StatusOr<MetricSet> DefinitionLibrary::ForUarchUnchecked(const std::string
             return FileError(file.name, absl::StrFormat("uarch %s: %s", uarch, s.message()));
           }
         }
-        if (auto s = AddConstants(uarchs[uarch].value("constants", json::object()), file.name, &set);
-            !s.ok()) {
-          return s;
+        const json own_constants = uarchs[uarch].value("constants", json::object());
+        for (const auto& [k, v] : own_constants.items()) {
+          if (extension && set.constants.contains(k)) {
+            return FileError(file.name, "uarch " + uarch + ": constant " + k +
+                                            " is td's own already; an extension of a key only adds");
+          }
         }
+        if (auto s = AddConstants(own_constants, file.name, &set); !s.ok()) return s;
       }
       const json events = j.value("events", json::array());
       for (const json& e : events) {
@@ -328,11 +339,11 @@ absl::StatusOr<MetricSet> DefinitionLibrary::ForUarchUnchecked(const std::string
         AddEvent(std::move(event), &set.events);
       }
       if (auto s = AddFormulas(j.value("auxiliaries", json()), file.name, uarch, "auxiliaries",
-                               &set.auxiliaries);
+                               &set.auxiliaries, extension);
           !s.ok()) {
         return s;
       }
-      if (auto s = AddFormulas(j.value("nodes", json()), file.name, uarch, "nodes", &set.nodes);
+      if (auto s = AddFormulas(j.value("nodes", json()), file.name, uarch, "nodes", &set.nodes, extension);
           !s.ok()) {
         return s;
       }

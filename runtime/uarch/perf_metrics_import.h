@@ -80,8 +80,9 @@ struct PerfImportOptions {
   std::vector<std::string> paths;  // the inputs as given, for the description
   // Depth for one of td's own keys: only the Top-Down nodes td's definitions
   // of `uarch` lack, placed under td's nodes, with the auxiliaries and events
-  // they need that td does not already have (td's own definition files are
-  // not replaced; the output is loaded beside them).
+  // they need that td does not already have (td's own nodes are never
+  // replaced; an event td encodes otherwise than this CPU's event file is
+  // declared with this CPU's encoding, which holds for this key only).
   bool extend = false;
 };
 

@@ -198,7 +198,9 @@ nlohmann::json Importer::Definition(const json& nodes, const json& auxiliaries, 
   const std::string kernel = options_.kernel.empty() ? "unknown" : options_.kernel;
   const std::string what =
       td_ == nullptr ? "" : absl::StrFormat(" The Top-Down nodes td's own definitions of %s lack, under td's nodes; "
-                                            "td's own nodes, events and encodings are not replaced.",
+                                            "td's own nodes and auxiliaries are never replaced (the loader refuses it); an "
+                                            "event td's table encodes otherwise than this CPU's event file gets this "
+                                            "CPU's encoding, for this key only.",
                                             options_.uarch);
   json def;
   def["family"] = family_prefix + options_.uarch + (td_ == nullptr ? "_from_perf" : "_depth_from_perf");

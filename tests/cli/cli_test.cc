@@ -482,11 +482,25 @@ TEST(CliReport, TdsOwnMarkerCostIsTakenOut) {
   EXPECT_NEAR(work, work_cpu, 0.25 * work_cpu) << "raw " << work_raw << "\n" << compensated.out;
   EXPECT_LT(CsvValue(compensated.out, "work", "time", "wall_inclusive_ns"),
             CsvValue(raw.out, "work", "time", "wall_inclusive_ns"));
-  // An empty region keeps little of its raw task-clock (the reads' kernel time).
-  const double empty_cpu = CsvValue(compensated.out, "empty", "count", "task-clock");
-  const double empty_cpu_raw = CsvValue(raw.out, "empty", "count", "task-clock");
-  ASSERT_GT(empty_cpu_raw, 0) << raw.out;
-  EXPECT_LT(empty_cpu, 0.25 * empty_cpu_raw) << compensated.out;
+  // An empty region keeps little of its raw task-clock (the reads' kernel
+  // time). Timing-derived: on a machine busy with other work the pairs at the
+  // start can cost more than the calibration's at exit, so the best of up to
+  // three runs is checked.
+  auto empty_keeps = [](const std::string& run_file) {
+    const Outcome c = Td({"report", run_file, "--csv"});
+    const Outcome r = Td({"report", run_file, "--csv"}, "", {"TD_COMPENSATE=0"});
+    const double raw_cpu = CsvValue(r.out, "empty", "count", "task-clock");
+    return raw_cpu > 0 ? CsvValue(c.out, "empty", "count", "task-clock") / raw_cpu : 1.0;
+  };
+  ASSERT_GT(CsvValue(raw.out, "empty", "count", "task-clock"), 0) << raw.out;
+  double kept = empty_keeps(file);
+  for (int retry = 0; retry < 2 && kept >= 0.25; ++retry) {
+    const std::string again = ScratchDir();
+    const std::string again_file = RunMarkerCostScenario(again, "");
+    if (!again_file.empty()) kept = std::min(kept, empty_keeps(again_file));
+    fs::remove_all(again);
+  }
+  EXPECT_LT(kept, 0.25) << compensated.out;
   EXPECT_LT(CsvValue(compensated.out, "empty", "time", "wall_inclusive_ns"),
             CsvValue(raw.out, "empty", "time", "wall_inclusive_ns"));
   EXPECT_EQ(CsvValue(compensated.out, "work/tick", "time", "calls"), 10000);

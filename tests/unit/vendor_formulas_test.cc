@@ -322,13 +322,12 @@ TEST(VendorFormulas, PmmBoundOnlyOnMachinesWithPersistentMemory) {
     EXPECT_NEAR(v.number, expected, 1e-12) << "Has_PMEM " << has_pmem;
     if (has_pmem > 0) EXPECT_GT(v.number, 0.05);
   }
-  // The machine's answer: NVDIMM regions in sysfs, the recorded JSON, the case.
-  const std::string nd = ::testing::TempDir() + "/td_nd_devices";
-  ASSERT_EQ(system(("rm -rf " + nd + " && mkdir -p " + nd + "/ndbus0 " + nd + "/nmem0").c_str()), 0);
-  EXPECT_EQ(HasPersistentMemory(nd), 0);
-  ASSERT_EQ(system(("mkdir -p " + nd + "/region0").c_str()), 0);
-  EXPECT_EQ(HasPersistentMemory(nd), 1);
-  EXPECT_EQ(HasPersistentMemory(nd + "/none"), 0);
+  // The machine's answer: the firmware's NFIT table (perf's test), the recorded JSON, the case.
+  const std::string tables = ::testing::TempDir() + "/td_acpi_tables";
+  ASSERT_EQ(system(("rm -rf " + tables + " && mkdir -p " + tables).c_str()), 0);
+  EXPECT_EQ(HasPersistentMemory(tables + "/NFIT"), 0);
+  std::ofstream(tables + "/NFIT") << "table";
+  EXPECT_EQ(HasPersistentMemory(tables + "/NFIT"), 1);
   ExpectMachineFieldRoundTrips("persistent_memory", &MachineInfo::persistent_memory, 1);
   nlohmann::json c = {{"uarch", "clx"}, {"persistent_memory", true}, {"counts", nlohmann::json::array()},
                       {"expected", {{{"metric", pmm}}}}};
