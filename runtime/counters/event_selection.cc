@@ -19,15 +19,22 @@
 namespace td {
 namespace {
 
-// The names an expression needs, with auxiliaries replaced by their own names.
-void CollectEventNames(const Expression& expression, const MetricSet& metrics, std::set<std::string>* seen,
-                       std::vector<std::string>* events) {
-  for (const std::string& name : expression.Names()) {
+// The names an expression needs, with auxiliaries replaced by their own names;
+// a conditional decided by constants (the file's, with the machine's laid
+// over them) needs its branch taken only.
+void CollectEventNames(const Expression& expression, const MetricSet& metrics, const MachineConstants& machine,
+                       std::set<std::string>* seen, std::vector<std::string>* events) {
+  const Expression::Resolver constant = [&](const std::string& name) {
+    if (const auto it = machine.find(name); it != machine.end()) return Value::Of(it->second);
+    if (const auto it = metrics.constants.find(name); it != metrics.constants.end()) return Value::Of(it->second);
+    return Value::Missing(name);
+  };
+  for (const std::string& name : expression.NamesGiven(constant)) {
     if (!seen->insert(name).second || metrics.constants.contains(name)) continue;
     const FormulaDefinition* node = metrics.FindNode(name);
     if (node != nullptr && node->level >= 1) continue;  // tree nodes are planned on their own
     if (const FormulaDefinition* aux = node != nullptr ? node : metrics.FindAuxiliary(name)) {
-      if (!aux->alternatives.empty()) CollectEventNames(aux->alternatives.front(), metrics, seen, events);
+      if (!aux->alternatives.empty()) CollectEventNames(aux->alternatives.front(), metrics, machine, seen, events);
       continue;
     }
     events->push_back(name);
@@ -94,7 +101,8 @@ MemoryChoice SelectMemory(const SelectionInput& input, std::vector<GroupRequest>
   }
   const FormulaDefinition* estimate = input.metrics->FindNode("DRAM_Read_Bytes");
   std::vector<EventInfo> events =
-      estimate != nullptr ? FormulaEvents(*estimate, *input.metrics, input.library) : std::vector<EventInfo>{};
+      estimate != nullptr ? FormulaEvents(*estimate, *input.metrics, input.library, input.machine_constants)
+                          : std::vector<EventInfo>{};
   if (events.empty()) {
     out->notices.push_back(absl::StrFormat("memory traffic not measured: %s%sno per-thread estimate for %s",
                                            why_no_socket, why_no_socket.empty() ? "" : "; ", input.metrics->uarch));
@@ -108,12 +116,21 @@ MemoryChoice SelectMemory(const SelectionInput& input, std::vector<GroupRequest>
 
 }  // namespace
 
+MachineConstants ConstantsOf(const MachineInfo& machine) {
+  MachineConstants constants;
+  if (machine.smt_active >= 0) constants["SMT_on"] = machine.smt_active;
+  if (machine.cpu_revision >= 0) constants["CPU_Revision"] = machine.cpu_revision;
+  if (machine.sockets > 0) constants["Sockets"] = machine.sockets;
+  if (machine.persistent_memory >= 0) constants["Has_PMEM"] = machine.persistent_memory;
+  return constants;
+}
+
 std::vector<EventInfo> FormulaEvents(const FormulaDefinition& formula, const MetricSet& metrics,
-                                     const DefinitionLibrary* library) {
+                                     const DefinitionLibrary* library, const MachineConstants& machine) {
   for (const Expression& alternative : formula.alternatives) {
     std::set<std::string> seen;
     std::vector<std::string> names;
-    CollectEventNames(alternative, metrics, &seen, &names);
+    CollectEventNames(alternative, metrics, machine, &seen, &names);
     std::vector<EventInfo> events;
     bool all = true;
     for (const std::string& name : names) {
@@ -222,7 +239,7 @@ std::vector<GroupRequest> RequestsFromFormulas(const SelectionInput& input) {
   std::vector<GroupRequest> hardware;
   for (const FormulaDefinition& node : input.metrics->nodes) {
     if (node.level < 1 || node.level > input.level) continue;
-    std::vector<EventInfo> events = FormulaEvents(node, *input.metrics, input.library);
+    std::vector<EventInfo> events = FormulaEvents(node, *input.metrics, input.library, input.machine_constants);
     if (!events.empty()) hardware.push_back({std::move(events), false, node.name});
   }
   return hardware;
@@ -397,6 +414,7 @@ EventSelection SelectForThisMachine(const std::string& td_events, int level, con
   input.hardware_available = availability.hardware_counters;
   input.hardware_reason = availability.hardware_reason;
   input.plan.smt_on = machine.smt_active != 0;
+  input.machine_constants = ConstantsOf(machine);
   input.plan.nmi_watchdog = machine.nmi_watchdog == 1;
   input.pass = pass;
   input.passes = passes;

@@ -8,13 +8,20 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "runtime/counters/backend.h"
 #include "runtime/counters/group_planner.h"
 #include "runtime/counters/memory_selection.h"
+#include "runtime/machine/machine_info.h"
 #include "runtime/uarch/definitions.h"
 
 namespace td {
+
+// The formula constants the machine sets (SMT_on, CPU_Revision, Sockets,
+// Has_PMEM), as the analysis sets them from the recording's `machine`.
+using MachineConstants = absl::flat_hash_map<std::string, double>;
+MachineConstants ConstantsOf(const MachineInfo& machine);
 
 struct SelectionInput {
   std::string td_events;        // TD_EVENTS; empty = the formulas' events
@@ -29,6 +36,9 @@ struct SelectionInput {
   std::string sysfs_devices = "/sys/bus/event_source/devices";
   MemoryMode memory = MemoryMode::kAuto;  // TD_MEMORY; kAuto adds nothing to a TD_EVENTS list
   bool system_wide_permitted = false;     // may open memory controllers (SystemWideCountingPermitted)
+  // What the machine sets: a formula's branch these rule out needs no events
+  // (PMM_Bound's loads without persistent memory). Empty: the files' values.
+  MachineConstants machine_constants;
 };
 
 struct EventSelection {
@@ -67,7 +77,7 @@ std::string UarchForCpu(const DefinitionLibrary& library, const std::string& ven
 // The events one formula needs (auxiliaries expanded), from the first of its
 // alternatives whose events all encode; empty when none does.
 std::vector<EventInfo> FormulaEvents(const FormulaDefinition& formula, const MetricSet& metrics,
-                                     const DefinitionLibrary* library);
+                                     const DefinitionLibrary* library, const MachineConstants& machine = {});
 
 }  // namespace td
 

@@ -295,14 +295,25 @@ Value Eval(const ExprNode& n, const EvalContext& ctx) {
   return Value::Of(0);
 }
 
-void CollectNames(const ExprNode& n, std::vector<std::string>* names) {
+// With `constants`, a conditional whose condition they decide contributes
+// the branch taken only.
+void CollectNames(const ExprNode& n, std::vector<std::string>* names, const Expression::Resolver* constants = nullptr) {
   if (n.kind == ExprNode::kName) {
     for (const auto& existing : *names) {
       if (existing == n.text) return;
     }
     names->push_back(n.text);
   }
-  for (const auto& arg : n.args) CollectNames(*arg, names);
+  if (n.kind == ExprNode::kConditional && constants != nullptr) {
+    const Expression::DropListener none;
+    const Value condition = Eval(*n.args[0], EvalContext{*constants, none, true});
+    if (condition.measured) {
+      CollectNames(*n.args[0], names, constants);
+      CollectNames(*n.args[condition.number != 0 ? 1 : 2], names, constants);
+      return;
+    }
+  }
+  for (const auto& arg : n.args) CollectNames(*arg, names, constants);
 }
 
 }  // namespace
@@ -324,6 +335,12 @@ Value Expression::Evaluate(const Resolver& resolve, const DropListener& on_dropp
 std::vector<std::string> Expression::Names() const {
   std::vector<std::string> names;
   CollectNames(*root_, &names);
+  return names;
+}
+
+std::vector<std::string> Expression::NamesGiven(const Resolver& constants) const {
+  std::vector<std::string> names;
+  CollectNames(*root_, &names, &constants);
   return names;
 }
 

@@ -57,6 +57,11 @@ class Expression {
 
   // Every name the expression mentions, in order of first appearance.
   std::vector<std::string> Names() const;
+  // The names it can need when `constants` gives the values it knows (a
+  // Missing value for any other name): of a conditional whose condition
+  // those decide, only the branch taken ("… if Has_PMEM > 0 else 0" needs
+  // no event on a machine without persistent memory).
+  std::vector<std::string> NamesGiven(const Resolver& constants) const;
   const std::string& text() const { return text_; }
 
  private:

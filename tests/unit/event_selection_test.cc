@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -323,6 +324,38 @@ TEST(SelectEvents, EveryIntelKeyPlansItsDeepestLevel) {
       previous = events;
     }
   }
+}
+
+// A formula's branch the machine rules out needs no events: PMM_Bound's
+// loads only where there is persistent memory; unknown (the files' -1)
+// counts as none, as in the analysis. (False_Sharing's remote-HITM branch
+// works the same way with Sockets; its offcore events need libpfm4's extra
+// register, which cannot be encoded here.)
+TEST(SelectEvents, BranchesTheMachineRulesOutNeedNoEvents) {
+  auto names = [](const std::string& uarch, int level, const MachineConstants& machine) {
+    SelectionInput input = WithPmu(uarch, level);
+    input.machine_constants = machine;
+    std::set<std::string> out;
+    for (const auto& group : SelectEvents(input).groups) {
+      for (const EventInfo& e : group) out.insert(e.name);
+    }
+    return out;
+  };
+  const std::set<std::string> without = names("clx", 3, {{"Has_PMEM", 0}});
+  const std::set<std::string> with = names("clx", 3, {{"Has_PMEM", 1}});
+  const std::set<std::string> unknown = names("clx", 3, {});
+  EXPECT_FALSE(without.count("MEM_LOAD_RETIRED.LOCAL_PMM"));
+  EXPECT_FALSE(unknown.count("MEM_LOAD_RETIRED.LOCAL_PMM"));
+  EXPECT_TRUE(with.count("MEM_LOAD_RETIRED.LOCAL_PMM"));
+  EXPECT_TRUE(with.count("MEM_LOAD_L3_MISS_RETIRED.REMOTE_PMM"));
+  EXPECT_GT(with.size(), without.size());
+  MachineInfo machine;
+  machine.sockets = 2;
+  machine.persistent_memory = 0;
+  const MachineConstants constants = ConstantsOf(machine);
+  EXPECT_EQ(constants.at("Sockets"), 2);
+  EXPECT_EQ(constants.at("Has_PMEM"), 0);
+  EXPECT_FALSE(constants.contains("SMT_on")) << "unknown (-1) is left to the files";
 }
 
 }  // namespace
