@@ -236,6 +236,7 @@ void TimeOnlyVector(std::mt19937_64& rng, double cycles, uint64_t, Counts* c) { 
 // 200 count vectors per microarchitecture; 40 under the sanitizers, which look
 // for memory and threading errors rather than for values (the 19 keys at 200
 // took ~5 minutes of CPU under ASan).
+constexpr int kFullVectors = 200;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 constexpr int kVectors = 40;
 #elif defined(__has_feature)
@@ -262,7 +263,11 @@ TEST_P(PerfMetricsDiff, NodesAgreeWithPerfOrTheDifferenceIsListed) {
                 t.flags, agrees ? "" : t.example.c_str());
     const auto known = KnownDifferences().find(key);
     if (known != KnownDifferences().end()) {
-      EXPECT_FALSE(agrees) << key << " agrees now: take it off the list (" << known->second << ")";
+      // Some listed flags differ on a few of the 200 vectors only: the list
+      // is held to the full run.
+      if (kVectors == kFullVectors) {
+        EXPECT_FALSE(agrees) << key << " agrees now: take it off the list (" << known->second << ")";
+      }
     } else {
       EXPECT_TRUE(agrees) << key << ": " << t.example;
     }
