@@ -45,6 +45,14 @@ const KernelEvent* FindKernelEvent(const std::string& normalized) {
   return nullptr;
 }
 
+// perf_event_attr.config of an event file's entry: EventCode | UMask << 8 |
+// EdgeDetect << 18 | AnyThread << 21 | Invert << 23 | CounterMask << 24
+// (an extended event code's high nibble in bits 32-35).
+uint64_t RawConfigOf(const PerfEventEntry& e) {
+  return (e.code & 0xff) | ((e.code >> 8) & 0xf) << 32 | (e.umask & 0xff) << 8 | (e.edge ? 1ull << 18 : 0) |
+         (e.any ? 1ull << 21 : 0) | (e.inv ? 1ull << 23 : 0) | (e.cmask & 0xff) << 24;
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> Importer::Literal(const std::string& literal) {
@@ -128,9 +136,9 @@ absl::StatusOr<std::string> Importer::Event(const std::string& normalized, const
       code = umask == 1 ? 0xc0 : 0x3c;
       umask = 0;
     }
-    const uint64_t config = (code & 0xff) | ((code >> 8) & 0xf) << 32 | (umask & 0xff) << 8 |
-                            (applied.edge ? 1ull << 18 : 0) | (applied.any ? 1ull << 21 : 0) |
-                            (applied.inv ? 1ull << 23 : 0) | (applied.cmask & 0xff) << 24;
+    applied.code = code;
+    applied.umask = umask;
+    const uint64_t config = RawConfigOf(applied);
     entry["encoding"] = {{"config", absl::StrFormat("0x%x", config)}};
   }
   if (modifiers.empty()) {
@@ -163,8 +171,7 @@ std::optional<uint64_t> Importer::FileConfig(const std::string& normalized) cons
   if (found == events_.end()) return std::nullopt;
   const PerfEventEntry& e = found->second;
   if (e.code_text.find(',') != std::string::npos || !e.msr.empty() || e.code == 0) return std::nullopt;
-  return (e.code & 0xff) | ((e.code >> 8) & 0xf) << 32 | (e.umask & 0xff) << 8 | (e.edge ? 1ull << 18 : 0) |
-         (e.any ? 1ull << 21 : 0) | (e.inv ? 1ull << 23 : 0) | (e.cmask & 0xff) << 24;
+  return RawConfigOf(e);
 }
 
 bool Importer::EncodedOtherwise(const EventDefinition& known, const std::string& normalized) const {
