@@ -49,6 +49,22 @@ class MarkerScope {
   ThreadState* thread_;
 };
 
+// The markers' slow path: the thread's first marker, a site's first use, or
+// the handshake's uncommon case (a fence needed, markers off). `thread` is
+// the thread's state if it has one (its in_marker flag may be up).
+__attribute__((noinline)) ThreadState* EnterSlow(ThreadState* thread) {
+  if (thread == nullptr) return RecordingThreadSlow();
+  return td::MarkerEntered(thread) ? thread : nullptr;
+}
+__attribute__((noinline)) void BeginSlow(ThreadState* thread, td_site* site) {
+  thread = EnterSlow(thread);
+  if (thread != nullptr) thread->BeginAndLeave(thread->registry().IdForSite(site), site);
+}
+__attribute__((noinline)) void EndSlow(ThreadState* thread, td_site* site) {
+  thread = EnterSlow(thread);
+  if (thread != nullptr) thread->EndAndLeave(thread->registry().IdForSite(site), site);
+}
+
 // A null name cannot be paired with anything: ignored, said once.
 bool NullName(const char* name, const char* function) {
   if (name != nullptr) return false;
@@ -78,18 +94,22 @@ std::optional<uint32_t> RegionNamed(ThreadState* thread, const td_site* site) {
 
 extern "C" {
 
+// The two common markers: a thread that recorded before and markers on, in
+// which case the thread state does the rest inline and ends the handshake
+// itself (a site not yet registered reaches it as region kUnregistered,
+// which its general path registers); anything else takes the slow path.
 void td_region_begin(td_site* site) {
-  ThreadState* thread = RecordingThread();
-  if (thread == nullptr) return;
-  const MarkerScope scope(thread);
-  thread->Begin(thread->registry().IdForSite(site), site);
+  ThreadState* thread = td::t_thread_state;
+  if (__builtin_expect(thread == nullptr || !td::MarkerEnteredFast(thread), 0)) return BeginSlow(thread, site);
+  thread->BeginAndLeave(static_cast<uint32_t>(__atomic_load_n(&site->region_id_plus_one, __ATOMIC_ACQUIRE) - 1),
+                        site);
 }
 
 void td_region_end(td_site* site) {
-  ThreadState* thread = RecordingThread();
-  if (thread == nullptr) return;
-  const MarkerScope scope(thread);
-  thread->End(thread->registry().IdForSite(site), site);
+  ThreadState* thread = td::t_thread_state;
+  if (__builtin_expect(thread == nullptr || !td::MarkerEnteredFast(thread), 0)) return EndSlow(thread, site);
+  thread->EndAndLeave(static_cast<uint32_t>(__atomic_load_n(&site->region_id_plus_one, __ATOMIC_ACQUIRE) - 1),
+                      site);
 }
 
 void td_region_begin_p(td_site* site, long long parameter) {

@@ -190,6 +190,17 @@ ConfigReading ReadConfig(const EnvLookup& env) {
           absl::StrFormat("TD_SOFTWARE_EVENTS=\"%s\" is not understood; accepted: auto, all; using auto", raw));
     }
   }
+  if (const char* raw = env("TD_CLOCK")) {
+    const std::string m = Lowercase(raw);
+    if (m == "auto" || m.empty()) {
+      config.tsc_clock = true;
+    } else if (m == "monotonic") {
+      config.tsc_clock = false;
+    } else {
+      errors->push_back(
+          absl::StrFormat("TD_CLOCK=\"%s\" is not understood; accepted: auto, monotonic; using auto", raw));
+    }
+  }
   if (const char* out = env("TD_OUTPUT")) config.text_output = out;
   ReadMpi(env, &config, errors);
   if (const char* raw = env("TD_REPORT_RANKS")) {
@@ -286,6 +297,11 @@ const std::vector<Setting>& Settings() {
       {"TD_RDPMC", "boolean", "1",
        "read hardware groups in user space (rdpmc) at markers, falling back to `read()` whenever the kernel's page "
        "says so"},
+      {"TD_CLOCK", "`auto`, `monotonic`", "`auto`",
+       "the clock markers time regions with. `auto`: the TSC, read by the marker itself, where the kernel's "
+       "clocksource is the TSC (converted to nanoseconds at the end, at the rate it ran against CLOCK_MONOTONIC "
+       "over the run), else CLOCK_MONOTONIC; `monotonic`: always clock_gettime(CLOCK_MONOTONIC) "
+       "([performance.md](performance.md#the-marker-clock))"},
       {"TD_SOFTWARE_EVENTS", "`auto`, `all`", "`auto`",
        "`auto`: where hardware groups are counted, task-clock is their time enabled and page faults, context "
        "switches and CPU migrations are not counted, so that markers read no software group (no syscall per marker "

@@ -47,6 +47,7 @@ struct Config {
   bool compensate = true;         // TD_COMPENSATE: take td's own marker cost out of the reports
   size_t sample_every = 1;        // TD_SAMPLE: read times and counts on one call in N per region
   bool rdpmc = true;              // TD_RDPMC: read hardware groups in user space when allowed
+  bool tsc_clock = true;          // TD_CLOCK: auto (the TSC where it is the kernel's clocksource) or monotonic
   // TD_SOFTWARE_EVENTS=all: keep the software group (page faults, context
   // switches, migrations; one read() per marker) where hardware groups are
   // read too. Default (auto): task-clock from a hardware group's time enabled.

@@ -45,8 +45,7 @@ int Runtime::MpiBegin(int rank, int size) {
   job.size = size;
   job.start_ns = MonotonicNs();
   EnsureStarted();  // reads the settings where no marker or MPI_Init started td
-  int expected = static_cast<int>(RuntimeState::kRunning);
-  if (!g_runtime_state.compare_exchange_strong(expected, static_cast<int>(RuntimeState::kOff))) {
+  if (!SwitchMarkersOff(RuntimeState::kRunning)) {
     return 1;  // disabled, replaying, or finalized already (its files are written)
   }
   __atomic_store_n(&td_markers_off, 1, __ATOMIC_RELAXED);

@@ -29,6 +29,7 @@
 #include "runtime/counters/papi_backend.h"
 #include "runtime/counters/perf_event_backend.h"
 #include "runtime/model/merge_threads.h"
+#include "runtime/regions/marker_clock.h"
 #include "runtime/base/byte_strings.h"
 #include "runtime/model/run_file.h"
 #include "runtime/base/output_files.h"
@@ -45,6 +46,38 @@ std::atomic<int> g_runtime_state{static_cast<int>(RuntimeState::kUninitialized)}
 // True until membarrier is known to work: a marker that reads a stale true
 // only pays for a stronger store.
 std::atomic<bool> g_marker_needs_fence{true};
+std::atomic<int> g_marker_gate{0};
+
+namespace {
+// Serialises the writers of the gate, the state and the fence flag.
+std::mutex& GateMutex() {
+  static std::mutex* mu = new std::mutex;  // never destroyed: exit may race threads
+  return *mu;
+}
+void UpdateMarkerGateLocked() {
+  const bool open = g_runtime_state.load(std::memory_order_seq_cst) == static_cast<int>(RuntimeState::kRunning) &&
+                    !g_marker_needs_fence.load(std::memory_order_seq_cst);
+  g_marker_gate.store(open ? 1 : 0, std::memory_order_seq_cst);
+}
+}  // namespace
+
+void UpdateMarkerGate() {
+  std::lock_guard<std::mutex> lock(GateMutex());
+  UpdateMarkerGateLocked();
+}
+
+// The gate closes before the state leaves kRunning: a marker that passes the
+// gate and one that checks the state (MarkerEntered) then never disagree
+// about markers being on, so no thread records an inner region whose outer
+// one was already refused.
+bool SwitchMarkersOff(RuntimeState from) {
+  std::lock_guard<std::mutex> lock(GateMutex());
+  g_marker_gate.store(0, std::memory_order_seq_cst);
+  int expected = static_cast<int>(from);
+  const bool switched = g_runtime_state.compare_exchange_strong(expected, static_cast<int>(RuntimeState::kOff));
+  UpdateMarkerGateLocked();
+  return switched;
+}
 }  // namespace td
 
 extern "C" {
@@ -84,7 +117,12 @@ int64_t UnixNowNs() {
 }
 
 void SetState(RuntimeState state) {
-  g_runtime_state.store(static_cast<int>(state), std::memory_order_release);
+  {
+    std::lock_guard<std::mutex> lock(GateMutex());
+    if (state != RuntimeState::kRunning) g_marker_gate.store(0, std::memory_order_seq_cst);
+    g_runtime_state.store(static_cast<int>(state), std::memory_order_release);
+    UpdateMarkerGateLocked();
+  }
   __atomic_store_n(&td_markers_off, state == RuntimeState::kOff ? 1 : 0, __ATOMIC_RELAXED);
 }
 RuntimeState LoadState() {
@@ -122,6 +160,7 @@ void ChooseMarkerBarrier() {
   const bool registered =
       TD_MEMBARRIER_USABLE != 0 && Membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
   g_marker_needs_fence.store(!registered, std::memory_order_relaxed);
+  UpdateMarkerGate();
 }
 
 // Finalize's half of the handshake: after it, a thread that had not yet
@@ -135,6 +174,7 @@ void FullBarrierOnEveryThread() {
     // Registered, so this should not fail; make markers use the exchange from
     // now on and give those already past their store a moment to finish.
     g_marker_needs_fence.store(true, std::memory_order_seq_cst);
+    UpdateMarkerGate();
     usleep(10000);
   }
 }
@@ -205,6 +245,7 @@ void Runtime::Start() {
                                   availability.hardware_reason, availability.measured));
   }
   start_unix_ns_ = UnixNowNs();
+  ChooseMarkerClock(config_.tsc_clock, nullptr);
   ChooseMarkerBarrier();
   pthread_key_create(&g_exit_key, &Runtime::OnThreadExit);
   pthread_atfork(&Runtime::BeforeFork, &Runtime::AfterForkInParent, &Runtime::AfterForkInChild);
@@ -358,10 +399,12 @@ void Runtime::BeforeFork() {
   runtime.threads_mu_.lock();
   runtime.regions_.LockForFork();
   LockDiagnosticsForFork();
+  GateMutex().lock();  // a leaf lock: its holders take no other
 }
 
 void Runtime::AfterForkInParent() {
   Runtime& runtime = Get();
+  GateMutex().unlock();
   UnlockDiagnosticsAfterFork();
   runtime.regions_.UnlockAfterFork();
   runtime.threads_mu_.unlock();
@@ -369,6 +412,7 @@ void Runtime::AfterForkInParent() {
 
 void Runtime::AfterForkInChild() {
   Runtime& runtime = Get();
+  GateMutex().unlock();
   UnlockDiagnosticsAfterFork();
   runtime.regions_.UnlockAfterFork();
   runtime.threads_mu_.unlock();
@@ -414,13 +458,8 @@ void Runtime::SampleRegion(const char* name, unsigned every) {
 }
 
 void Runtime::Finalize() {
-  int expected = static_cast<int>(RuntimeState::kRunning);
-  const bool was_running =
-      g_runtime_state.compare_exchange_strong(expected, static_cast<int>(RuntimeState::kOff));
-  if (!was_running) {
-    expected = static_cast<int>(RuntimeState::kUninitialized);
-    g_runtime_state.compare_exchange_strong(expected, static_cast<int>(RuntimeState::kOff));
-  }
+  const bool was_running = SwitchMarkersOff(RuntimeState::kRunning);
+  if (!was_running) SwitchMarkersOff(RuntimeState::kUninitialized);
   __atomic_store_n(&td_markers_off, 1, __ATOMIC_RELAXED);
   if (replay_ != nullptr) {
     const std::unique_ptr<RunData> recording = std::move(replay_);

@@ -63,6 +63,25 @@ inline bool MarkerEntered(ThreadState* thread) {
   return false;
 }
 
+// 1 while markers are on and the plain store of MarkerEntered suffices (no
+// fence needed), else 0; finalize lowers it before its barrier. It folds the
+// two loads of MarkerEntered's common case into one.
+extern std::atomic<int> g_marker_gate;
+// Sets g_marker_gate from the state and g_marker_needs_fence; called after
+// the fence flag changes (the state changes through SetState and this).
+void UpdateMarkerGate();
+// Compare-and-swap of the state from `from` to kOff, the gate closed first;
+// false when the state was not `from`.
+bool SwitchMarkersOff(RuntimeState from);
+
+// MarkerEntered's common case for the C markers: raises the flag and checks
+// the gate. False leaves the flag up: the caller then takes MarkerEntered.
+inline bool MarkerEnteredFast(ThreadState* thread) {
+  thread->in_marker().store(1, std::memory_order_relaxed);
+  std::atomic_signal_fence(std::memory_order_seq_cst);  // the compiler keeps the order
+  return g_marker_gate.load(std::memory_order_seq_cst) == 1;
+}
+
 // Publishes what the marker wrote to a finalize that waits for the flag.
 inline void MarkerLeft(ThreadState* thread) { thread->in_marker().store(0, std::memory_order_release); }
 

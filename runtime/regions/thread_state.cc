@@ -51,7 +51,7 @@ void ThreadState::ResetStorage(size_t words) {
   child_of_.clear();
   node_words_.assign(2 * words_, 0);
   frames_.resize(kInitialDepth);
-  frame_capacity_ = frames_.size();
+  UpdateLimits();
   frame_words_.assign(kInitialDepth * words_, 0);
   scratch_.assign(words_, 0);
   top_node_ = 0;
@@ -61,9 +61,15 @@ void ThreadState::Grow(uint32_t region) {
   if (region >= regions_.size()) regions_.resize(std::max<size_t>(region + 1, 2 * regions_.size()));
   if (depth_ == frames_.size()) {
     frames_.resize(2 * frames_.size());
-    frame_capacity_ = frames_.size();
     frame_words_.resize(frames_.size() * words_, 0);
   }
+  UpdateLimits();
+}
+
+void ThreadState::UpdateLimits() {
+  fast_ = tsc_clock_ && sole_read_fd_ >= 0 && words_ >= 1 && counters_ != nullptr;
+  frame_limit_ = tracing_ || !fast_ ? 0 : frames_.size();
+  region_limit_ = static_cast<uint32_t>(std::min<size_t>(regions_.size(), UINT32_MAX));
 }
 
 uint32_t ThreadState::AddNode(uint32_t parent, uint32_t region) {
@@ -144,7 +150,36 @@ void ThreadState::BeginUnusual(uint32_t region, const td_site* site) {
   // needs every snapshot.)
   const bool measured = recursive || TakeMeasuredCall(stats);
   const Frame& frame = Push(node, parent, region, recursive, site, measured);
-  if (tracing_ && measured) Trace(region, true, frame.start_ns, FrameStart(depth_ - 1));
+  if (tracing_ && measured) Trace(region, true, frame.start_ticks, FrameStart(depth_ - 1));
+}
+
+// The fast path's way out. A site's first use arrives here as kUnregistered
+// (its id is still 0): it is registered now.
+uint32_t ThreadState::Registered(uint32_t region, const td_site* site) {
+  if (__builtin_expect(region != kUnregistered || site == nullptr, 1)) return region;
+  return registry_->IdForSite(const_cast<td_site*>(site));
+}
+void ThreadState::BeginGeneral(uint32_t region, const td_site* site) {
+  BeginImpl<false, false>(Registered(region, site), site);
+}
+void ThreadState::EndGeneral(uint32_t region, const td_site* site) {
+  EndImpl<false, false>(Registered(region, site), site);
+}
+void ThreadState::BeginGeneralThenLeave(uint32_t region, const td_site* site) {
+  BeginImpl<true, false>(Registered(region, site), site);
+}
+void ThreadState::EndGeneralThenLeave(uint32_t region, const td_site* site) {
+  EndImpl<true, false>(Registered(region, site), site);
+}
+
+void ThreadState::BeginUnusualThenLeave(uint32_t region, const td_site* site) {
+  BeginUnusual(region, site);
+  Leave();
+}
+
+void ThreadState::EndUnusualThenLeave(uint32_t region, const td_site* site) {
+  EndUnusual(region, site);
+  Leave();
 }
 
 ThreadState::~ThreadState() { ReleaseTrace(); }
@@ -155,6 +190,7 @@ void ThreadState::ReleaseTrace() {
   std::vector<TraceSlot>().swap(trace_);
   std::vector<uint64_t>().swap(trace_counters_);
   tracing_ = false;
+  UpdateLimits();
 }
 
 void ThreadState::EnableTrace(size_t capacity) {
@@ -189,11 +225,13 @@ bool ThreadState::GrowTrace() {
     trace_.resize(new_size);
     trace_counters_.resize(new_size * words_);
     tracing_ = true;
+    UpdateLimits();
   } catch (const std::bad_alloc&) {
     g_trace_bytes.fetch_sub(added, std::memory_order_relaxed);
     trace_.resize(old_size);  // shrinking never allocates
     trace_counters_.resize(old_size * words_);
     tracing_ = !trace_.empty();
+    UpdateLimits();
     trace_truncated_ = absl::StrFormat("memory for more than %d events could not be allocated", old_size);
     trace_growing_ = false;
     return false;
@@ -201,13 +239,13 @@ bool ThreadState::GrowTrace() {
   return true;
 }
 
-void ThreadState::Trace(uint32_t region, bool begin, int64_t time_ns, const uint64_t* snapshot) {
+void ThreadState::Trace(uint32_t region, bool begin, int64_t ticks, const uint64_t* snapshot) {
   if (trace_next_ == trace_.size()) {
     // Full: grow while it may, then overwrite the oldest.
     if (!trace_growing_ || !GrowTrace()) trace_next_ = 0;
     if (trace_.empty()) return;  // not even the first block could be had
   }
-  trace_[trace_next_] = TraceSlot{time_ns, region, begin};
+  trace_[trace_next_] = TraceSlot{ticks, region, begin};
   std::copy(snapshot, snapshot + words_, trace_counters_.begin() + trace_next_ * words_);
   ++trace_next_;
   ++trace_recorded_;
@@ -218,10 +256,11 @@ std::vector<TraceEvent> ThreadState::TraceEvents() const {
   if (trace_.empty()) return events;
   const size_t kept = std::min<uint64_t>(trace_recorded_, trace_.size());
   const size_t first = trace_recorded_ > trace_.size() ? trace_next_ : 0;
+  const TickScale clock = ClockScale();
   for (size_t i = 0; i < kept; ++i) {
     const size_t slot = (first + i) % trace_.size();
     const TraceSlot& t = trace_[slot];
-    events.push_back({t.time_ns, t.region, t.begin, trace_counters_.data() + slot * words_});
+    events.push_back({clock.MonotonicNsAt(t.ticks), t.region, t.begin, trace_counters_.data() + slot * words_});
   }
   return events;
 }
@@ -240,14 +279,14 @@ void ThreadState::CloseTop(int64_t now, const uint64_t* end) {
   top_node_ = frame.parent_node;
   --regions_[frame.region].open;
   NodeStats& stats = nodes_[frame.node];
-  const int64_t wall = now - frame.start_ns;
+  const int64_t wall = now - frame.start_ticks;
   if (!frame.recursive) {
-    stats.wall_inclusive_ns += wall;
+    stats.wall_inclusive_ticks += wall;
     AddDeltas(NodeInclusive(frame.node), FrameStart(d), end, words_);
     return;
   }
-  stats.wall_moved_ns += wall;
-  nodes_[frame.parent_node].wall_moved_ns -= wall;
+  stats.wall_moved_ticks += wall;
+  nodes_[frame.parent_node].wall_moved_ticks -= wall;
   const uint64_t* start = FrameStart(d);
   uint64_t* moved = NodeMoved(frame.node);
   uint64_t* parent_moved = NodeMoved(frame.parent_node);
@@ -261,7 +300,7 @@ void ThreadState::CloseTop(int64_t now, const uint64_t* end) {
 // End's uncommon cases (the counters and the clock are read): tracing or
 // recursion, and ENDs that do not match the innermost BEGIN.
 void ThreadState::EndUnusual(uint32_t region, const td_site* site) {
-  const int64_t now = MonotonicNs();
+  const int64_t now = Now();
   ReadCounters(scratch_.data());
   if (depth_ != 0 && frames_[depth_ - 1].region == region) {
     CloseTop(now, scratch_.data());
@@ -298,17 +337,19 @@ void ThreadState::EndUnusual(uint32_t region, const td_site* site) {
 
 uint64_t ThreadState::EndedTotals(uint32_t region, int64_t* wall_ns, uint64_t* words) const {
   uint64_t calls = 0;
+  int64_t wall_ticks = 0;
   for (uint32_t n = 1; n < nodes_.size(); ++n) {
     const NodeStats& node = nodes_[n];
     if (node.region != region) continue;
     calls += node.calls;
     const double scale = Scale(node);
-    if (wall_ns != nullptr) *wall_ns += ScaledWall(node.wall_inclusive_ns, scale);
+    wall_ticks += ScaledWall(node.wall_inclusive_ticks, scale);
     if (words != nullptr) {
       const uint64_t* inclusive = node_words_.data() + n * 2 * words_;
       for (size_t i = 0; i < words_; ++i) words[i] += ScaledCount(inclusive[i], scale);
     }
   }
+  if (wall_ns != nullptr) *wall_ns += ClockScale().Ns(wall_ticks);
   const uint64_t open = region < regions_.size() ? regions_[region].open : 0;
   return calls > open ? calls - open : 0;
 }
@@ -339,8 +380,8 @@ bool ThreadState::ResetRegion(uint32_t region) {
     node.recursive_calls = 0;
     node.unterminated = 0;
     node.closed_implicitly = 0;
-    node.wall_inclusive_ns = 0;
-    node.wall_moved_ns = 0;
+    node.wall_inclusive_ticks = 0;
+    node.wall_moved_ticks = 0;
     std::fill(inclusive, inclusive + 2 * words_, uint64_t{0});
   }
   // Open activations inside restart now, all from the same reading, so the
@@ -352,11 +393,11 @@ bool ThreadState::ResetRegion(uint32_t region) {
     if (inside[frame.node] == 0) continue;
     if (!restarted) {
       ReadCounters(scratch_.data());
-      now = MonotonicNs();
+      now = Now();
       restarted = true;
     }
     std::copy(scratch_.begin(), scratch_.end(), FrameStart(d));
-    frame.start_ns = now;
+    frame.start_ticks = now;
     frame.measured = true;  // its first call from here: measured, as a first call is
     NodeStats& stats = nodes_[frame.node];
     if (stats.calls++ == 0) stats.until_measured = stats.sample_every;
@@ -375,6 +416,7 @@ double ThreadState::Scale(const NodeStats& node) const {
 NodeTotals ThreadState::ComputeTotals() const {
   NodeTotals out;
   const size_t n_nodes = nodes_.size();
+  const TickScale clock = ClockScale();
   out.wall_inclusive_ns.resize(n_nodes);
   out.wall_exclusive_ns.resize(n_nodes);
   out.inclusive_words.resize(n_nodes * words_);
@@ -386,8 +428,8 @@ NodeTotals ThreadState::ComputeTotals() const {
     const uint64_t* moved = raw + words_;
     uint64_t* inclusive = out.inclusive_words.data() + n * words_;
     uint64_t* exclusive = out.exclusive_words.data() + n * words_;
-    out.wall_inclusive_ns[n] = ScaledWall(node.wall_inclusive_ns, scale);
-    out.wall_exclusive_ns[n] += out.wall_inclusive_ns[n] + node.wall_moved_ns;
+    out.wall_inclusive_ns[n] = clock.Ns(ScaledWall(node.wall_inclusive_ticks, scale));
+    out.wall_exclusive_ns[n] += out.wall_inclusive_ns[n] + clock.Ns(node.wall_moved_ticks);
     for (size_t i = 0; i < words_; ++i) {
       inclusive[i] = ScaledCount(raw[i], scale);
       exclusive[i] += inclusive[i] + moved[i];
@@ -427,7 +469,7 @@ void ThreadState::CloseOpenRegions(const char* when, bool own_thread) {
   } else if (words_ != 0) {
     counted = counters_ != nullptr && counters_->ReadFromAnotherThread(scratch_.data());
   }
-  const int64_t now = MonotonicNs();
+  const int64_t now = Now();
   std::string names;
   while (depth_ != 0) {
     const Frame& top = frames_[depth_ - 1];
@@ -446,6 +488,7 @@ void ThreadState::Retire() {
   CloseOpenRegions("thread exit");
   sole_read_fd_ = -1;  // the counters' fds close with them
   counters_.reset();
+  UpdateLimits();
   retired_ = true;
 }
 

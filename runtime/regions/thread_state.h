@@ -14,7 +14,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,16 +24,12 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/types/span.h"
 #include "runtime/counters/backend.h"
+#include "runtime/counters/read_syscall.h"
+#include "runtime/regions/marker_clock.h"
 #include "runtime/regions/region_registry.h"
 #include "td/td.h"
 
 namespace td {
-
-inline int64_t MonotonicNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
 
 // Totals of one call-path node on one thread.
 struct NodeStats {
@@ -52,12 +50,14 @@ struct NodeStats {
   uint64_t recursive_calls = 0;    // calls made while the region was already open
   uint64_t unterminated = 0;       // still open at thread exit or finalize
   uint64_t closed_implicitly = 0;  // closed by the END of an enclosing region
-  int64_t wall_inclusive_ns = 0;   // outermost activations only
+  // Wall times are in ticks of the marker clock (marker_clock.h) until they
+  // leave the thread state (ComputeTotals, EndedTotals, TraceEvents).
+  int64_t wall_inclusive_ticks = 0;  // outermost activations only
   // Recursive activations only: their time, added here and taken from the
   // node they were entered in. Exclusive values are worked out from these and
   // the inclusive ones at the end (ThreadState::ComputeTotals), so that an
   // ordinary END adds to one node only.
-  int64_t wall_moved_ns = 0;
+  int64_t wall_moved_ticks = 0;
 };
 
 // Of `calls` outermost calls, those whose times and counts were read when one
@@ -112,43 +112,26 @@ class ThreadState {
   // The markers. The common case (not recursive, not tracing, room on the
   // stack, END matching the innermost BEGIN) stays here, inline in the C
   // entry points; everything else goes through the *Unusual functions.
+  // `region` may be kUnregistered where `site` has no id yet: the general
+  // path registers it.
+  // Begin/End leave the marker handshake to the caller; the *AndLeave forms
+  // (the C entry points' hot path) end it themselves, so that their uncommon
+  // paths are tail calls and the common one needs no stack frame.
   __attribute__((always_inline)) void Begin(uint32_t region, const td_site* site) {
-    const size_t depth = depth_;
-    if (__builtin_expect(region >= regions_.size() || depth == frame_capacity_ || regions_[region].open != 0 ||
-                             tracing_,
-                         0)) {
-      BeginUnusual(region, site);
-      return;
-    }
-    const uint32_t parent = top_node_;
-    const uint32_t node = ChildOf(parent, region);
-    regions_[region].open = 1;
-    NodeStats& stats = nodes_[node];
-    ++stats.calls;
-    Push(node, parent, region, /*recursive=*/false, site, TakeMeasuredCall(stats));
+    BeginImpl<false, true>(region, site);
   }
   __attribute__((always_inline)) void End(uint32_t region, const td_site* site) {
-    const size_t depth = depth_;
-    if (__builtin_expect(depth == 0 || frames_[depth - 1].region != region || frames_[depth - 1].recursive || tracing_,
-                         0)) {
-      EndUnusual(region, site);
-      return;
-    }
-    // The common close: the deltas go to this node's inclusive values only.
-    const size_t d = depth - 1;
-    const Frame& frame = frames_[d];
-    if (!frame.measured) {  // TD_SAMPLE: a call counted, not read
-      PopUnmeasured(d);
-      return;
-    }
-    const int64_t now = MonotonicNs();
-    ReadCounters(scratch_.data());
-    depth_ = d;
-    top_node_ = frame.parent_node;
-    regions_[region].open = 0;
-    nodes_[frame.node].wall_inclusive_ns += now - frame.start_ns;
-    AddDeltas(NodeInclusive(frame.node), FrameStart(d), scratch_.data(), words_);
+    EndImpl<false, true>(region, site);
   }
+  __attribute__((always_inline)) void BeginAndLeave(uint32_t region, const td_site* site) {
+    BeginImpl<true, true>(region, site);
+  }
+  __attribute__((always_inline)) void EndAndLeave(uint32_t region, const td_site* site) {
+    EndImpl<true, true>(region, site);
+  }
+  static constexpr uint32_t kUnregistered = UINT32_MAX;  // a site's id - 1 before it has one
+  // The marker is done: what it wrote is published to a finalize that waits.
+  void Leave() { in_marker_.store(0, std::memory_order_release); }
 
   // TD_SAMPLE=N: times and counts are read on one call in N per node (the
   // first, the N+1st, …) and scaled to all calls at the end; 1 reads all.
@@ -202,6 +185,8 @@ class ThreadState {
   // outside a parallel region or without OpenMP.
   int openmp_thread() const { return openmp_thread_; }
   void set_openmp_thread(int number) { openmp_thread_ = number; }
+  // Markers take the fast path: one read() of one group, the TSC clock.
+  bool fast_path() const { return fast_; }
   bool counters_measured() const { return words_ != 0 && read_failures_ == 0; }
   const std::string& counters_error() const { return counters_error_; }
   uint64_t read_failures() const { return read_failures_; }
@@ -240,12 +225,153 @@ class ThreadState {
   struct Frame {
     uint32_t node;
     uint32_t parent_node;  // node of the enclosing frame; 0 (the thread) at top level
+    // region and the four flags after it are one 8-byte key, so that END tells
+    // an ordinary close from the rest in one comparison.
     uint32_t region;
     bool recursive;        // the region was already open: adds no inclusive values
     bool measured;         // counters and clock read at BEGIN (TD_SAMPLE skips some calls)
+    bool traced = false;   // begun while tracing: its END is traced too
+    bool fast = false;     // begun on the fast path (fast_): its END may take it too
     const td_site* site;
-    int64_t start_ns;
+    int64_t start_ticks;
   };
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
+                offsetof(Frame, recursive) == offsetof(Frame, region) + 4 &&
+                offsetof(Frame, measured) == offsetof(Frame, region) + 5 &&
+                offsetof(Frame, traced) == offsetof(Frame, region) + 6 &&
+                offsetof(Frame, fast) == offsetof(Frame, region) + 7);
+  static uint64_t FrameKey(const Frame& frame) {
+    uint64_t key;
+    std::memcpy(&key, &frame.region, sizeof key);
+    return key;
+  }
+  static void SetFrameKey(Frame* frame, uint64_t key) { std::memcpy(&frame->region, &key, sizeof key); }
+  // Keys of frames begun by BeginImpl<…, kFast>: measured or not (TD_SAMPLE),
+  // never recursive or traced.
+  template <bool kFast>
+  static uint64_t OrdinaryKey(uint32_t region) {
+    return region | (uint64_t{1} << 40) | (uint64_t{kFast} << 56);
+  }
+  template <bool kFast>
+  static uint64_t UnreadKey(uint32_t region) {
+    return region | (uint64_t{kFast} << 56);
+  }
+  // What the frame's fast flag does not change.
+  static uint64_t WithoutFast(uint64_t key) { return key & ~(uint64_t{0xff} << 56); }
+
+  // The common BEGIN and END. kFast: the thread's only counters are one
+  // group read with one read() and the clock is the TSC (fast_), so the
+  // marker makes no call and needs no stack frame; frame_limit_ is 0
+  // otherwise and while tracing, and such markers take the general form
+  // (kFast false) out of line, which handles the rest.
+  template <bool kLeave, bool kFast>
+  __attribute__((always_inline)) void BeginImpl(uint32_t region, const td_site* site) {
+    const size_t depth = depth_;
+    if (kFast ? region >= region_limit_ || depth >= frame_limit_
+              : region >= regions_.size() || depth >= frames_.size() || tracing_) {
+      return BeginOffPath<kLeave, kFast>(region, site);
+    }
+    RegionSlot& slot = regions_[region];
+    const uint32_t parent = top_node_;
+    const uint32_t node = slot.last_node;  // 0 (parent kNone) when none yet
+    NodeStats& stats = nodes_[node];
+    if (__builtin_expect(slot.open != 0 || stats.parent != parent, 0)) return BeginOffPath<kLeave, kFast>(region, site);
+    slot.open = 1;
+    ++stats.calls;
+    Frame& frame = frames_[depth];
+    frame.node = node;
+    frame.parent_node = parent;
+    SetFrameKey(&frame, OrdinaryKey<kFast>(region));  // region and flags in one store
+    frame.site = site;
+    top_node_ = node;
+    depth_ = depth + 1;
+    if (__builtin_expect(!TakeMeasuredCall(stats), 0)) {  // TD_SAMPLE: counted, not read
+      frame.measured = false;
+    } else {
+      // Counters first, clock last: td's own reads stay outside the region.
+      if constexpr (kFast) {
+        ReadSoleGroup(FrameStart(depth));
+        frame.start_ticks = TscTicks();
+      } else {
+        ReadCounters(FrameStart(depth));
+        frame.start_ticks = Now();
+      }
+    }
+    if constexpr (kLeave) Leave();
+  }
+  template <bool kLeave, bool kFast>
+  __attribute__((always_inline)) void EndImpl(uint32_t region, const td_site* site) {
+    const size_t depth = depth_;
+    if (__builtin_expect(depth == 0, 0)) return EndOffPath<kLeave, kFast>(region, site);
+    const size_t d = depth - 1;
+    const Frame& frame = frames_[d];
+    const uint64_t key = kFast ? FrameKey(frame) : WithoutFast(FrameKey(frame));
+    if (__builtin_expect(key != OrdinaryKey<kFast>(region), 0)) {
+      if (key == UnreadKey<kFast>(region)) {  // TD_SAMPLE: a call counted, not read
+        PopUnmeasured(d);
+        if constexpr (kLeave) Leave();
+        return;
+      }
+      return EndOffPath<kLeave, kFast>(region, site);
+    }
+    // The common close: the deltas go to this node's inclusive values only.
+    // Clock first, counters last (the time is added before the read, so that
+    // nothing needs keeping across it).
+    nodes_[frame.node].wall_inclusive_ticks += (kFast ? TscTicks() : Now()) - frame.start_ticks;
+    depth_ = d;
+    top_node_ = frame.parent_node;
+    regions_[region].open = 0;
+    if constexpr (kFast) {
+      ReadSoleGroup(scratch_.data());
+    } else {
+      ReadCounters(scratch_.data());
+    }
+    if constexpr (kFast) {
+      // Word 0 of a group read is its event count: its delta is always 0.
+      AddFewDeltas(NodeInclusive(frame.node) + 1, FrameStart(d) + 1, scratch_.data() + 1, words_ - 1);
+    } else {
+      AddDeltas(NodeInclusive(frame.node), FrameStart(d), scratch_.data(), words_);
+    }
+    if constexpr (kLeave) Leave();
+  }
+  // Where the fast form cannot close or open a frame, the general one is
+  // tried; where the general one cannot, the *Unusual functions do it.
+  template <bool kLeave, bool kFast>
+  void BeginOffPath(uint32_t region, const td_site* site) {
+    if constexpr (kFast) {
+      if constexpr (kLeave) {
+        BeginGeneralThenLeave(region, site);
+      } else {
+        BeginGeneral(region, site);
+      }
+    } else if constexpr (kLeave) {
+      BeginUnusualThenLeave(region, site);
+    } else {
+      BeginUnusual(region, site);
+    }
+  }
+  template <bool kLeave, bool kFast>
+  void EndOffPath(uint32_t region, const td_site* site) {
+    if constexpr (kFast) {
+      if constexpr (kLeave) {
+        EndGeneralThenLeave(region, site);
+      } else {
+        EndGeneral(region, site);
+      }
+    } else if constexpr (kLeave) {
+      EndUnusualThenLeave(region, site);
+    } else {
+      EndUnusual(region, site);
+    }
+  }
+  // Out of line, so that the hot path's calls to them are tail calls.
+  uint32_t Registered(uint32_t region, const td_site* site);
+  void BeginGeneral(uint32_t region, const td_site* site);
+  void EndGeneral(uint32_t region, const td_site* site);
+  void BeginGeneralThenLeave(uint32_t region, const td_site* site);
+  void EndGeneralThenLeave(uint32_t region, const td_site* site);
+  void BeginUnusualThenLeave(uint32_t region, const td_site* site);
+  void EndUnusualThenLeave(uint32_t region, const td_site* site);
 
   // Whether this call of `stats` is one whose times and counts are read.
   bool TakeMeasuredCall(NodeStats& stats) const {
@@ -265,12 +391,13 @@ class ThreadState {
     frame.region = region;
     frame.recursive = recursive;
     frame.measured = measured;
+    frame.traced = tracing_;
     frame.site = site;
     top_node_ = node;
     depth_ = depth + 1;
     if (measured) {
       ReadCounters(FrameStart(depth));
-      frame.start_ns = MonotonicNs();
+      frame.start_ticks = Now();
     }
     return frame;
   }
@@ -281,6 +408,8 @@ class ThreadState {
     --regions_[frame.region].open;
   }
 
+  // The marker clock: the TSC, or CLOCK_MONOTONIC ns (marker_clock.h).
+  int64_t Now() const { return tsc_clock_ ? TscTicks() : MonotonicNs(); }
   uint64_t* FrameStart(size_t depth) { return frame_words_.data() + depth * words_; }
   uint64_t* NodeInclusive(uint32_t node) { return node_words_.data() + node * 2 * words_; }
   uint64_t* NodeMoved(uint32_t node) { return NodeInclusive(node) + words_; }
@@ -292,11 +421,45 @@ class ThreadState {
 #pragma GCC unroll 2
     for (size_t i = 0; i < words; ++i) to[i] += end[i] - start[i];
   }
+  // Up to 8 words without a loop; the software group's 6 (its 4 events and
+  // two times; its count word is left out) without even the jump.
+  __attribute__((always_inline)) static void AddFewDeltas(uint64_t* __restrict to, const uint64_t* __restrict start,
+                                                          const uint64_t* __restrict end, size_t words) {
+    if (__builtin_expect(words == 6, 1)) {
+      to[0] += end[0] - start[0];
+      to[1] += end[1] - start[1];
+      to[2] += end[2] - start[2];
+      to[3] += end[3] - start[3];
+      to[4] += end[4] - start[4];
+      to[5] += end[5] - start[5];
+      return;
+    }
+    switch (words) {
+      case 8: to[7] += end[7] - start[7]; [[fallthrough]];
+      case 7: to[6] += end[6] - start[6]; [[fallthrough]];
+      case 6: to[5] += end[5] - start[5]; [[fallthrough]];
+      case 5: to[4] += end[4] - start[4]; [[fallthrough]];
+      case 4: to[3] += end[3] - start[3]; [[fallthrough]];
+      case 3: to[2] += end[2] - start[2]; [[fallthrough]];
+      case 2: to[1] += end[1] - start[1]; [[fallthrough]];
+      case 1: to[0] += end[0] - start[0]; [[fallthrough]];
+      case 0: return;
+      default: AddDeltas(to, start, end, words);
+    }
+  }
+  // The fast path's read: the one group, one read() (fast_).
+  void ReadSoleGroup(uint64_t* snapshot) {
+    if (__builtin_expect(ReadSyscall(sole_read_fd_, snapshot, sole_read_bytes_) != sole_read_bytes_, 0)) {
+      ++read_failures_;
+    }
+  }
   // One read() into the snapshot where the counters are one kernel-read
   // group (the software group), else the backend's Read.
   void ReadCounters(uint64_t* snapshot) {
     if (sole_read_fd_ >= 0) {
-      if (__builtin_expect(read(sole_read_fd_, snapshot, sole_read_bytes_) != sole_read_bytes_, 0)) ++read_failures_;
+      if (__builtin_expect(ReadSyscall(sole_read_fd_, snapshot, sole_read_bytes_) != sole_read_bytes_, 0)) {
+        ++read_failures_;
+      }
     } else if (words_ != 0 && !counters_->Read(snapshot)) {
       ++read_failures_;
     }
@@ -304,8 +467,8 @@ class ThreadState {
   // Outermost calls / read outermost calls of `node` (TD_SAMPLE; only those
   // add inclusive values), 1 when all were read.
   double Scale(const NodeStats& node) const;
-  static int64_t ScaledWall(int64_t ns, double scale) {
-    return scale == 1.0 ? ns : static_cast<int64_t>(std::llround(static_cast<double>(ns) * scale));
+  static int64_t ScaledWall(int64_t ticks, double scale) {
+    return scale == 1.0 ? ticks : static_cast<int64_t>(std::llround(static_cast<double>(ticks) * scale));
   }
   // Counter words wrap (deltas are taken modulo 2^64): scaled as signed.
   static uint64_t ScaledCount(uint64_t count, double scale) {
@@ -329,14 +492,18 @@ class ThreadState {
   uint32_t InnermostOpenNode(uint32_t region) const;
   size_t InnermostOpenDepth(uint32_t region) const;  // depth_ when not open
   void Grow(uint32_t region);
+  void UpdateLimits();  // frame_limit_ and region_limit_ from the vectors and tracing_
   void CloseTop(int64_t now, const uint64_t* end_snapshot);
   void WarnOnce(const td_site* site, const std::string& message);
-  void Trace(uint32_t region, bool begin, int64_t time_ns, const uint64_t* snapshot);
+  void Trace(uint32_t region, bool begin, int64_t ticks, const uint64_t* snapshot);
+  // Ticks to nanoseconds: the identity unless the markers read the TSC.
+  TickScale ClockScale() const { return tsc_clock_ ? CurrentTickScale() : TickScale(); }
   bool GrowTrace();
   void ReleaseTrace();
   void ResetStorage(size_t words);
 
   std::atomic<uint32_t> in_marker_{0};
+  bool tsc_clock_ = ProcessMarkerClock() == MarkerClock::kTsc;
   uint32_t index_;
   int64_t tid_;
   std::unique_ptr<ThreadCounters> counters_;
@@ -354,7 +521,10 @@ class ThreadState {
   std::vector<Frame> frames_;
   std::vector<uint64_t> frame_words_;  // per depth: the snapshot taken at BEGIN
   size_t depth_ = 0;
-  size_t frame_capacity_ = 0;  // frames_.size()
+  // fast_: one group read with one read() (sole_read_fd_) and the TSC clock.
+  bool fast_ = false;
+  size_t frame_limit_ = 0;     // frames_.size(), or 0 while tracing or not fast_: BEGIN's test for all
+  uint32_t region_limit_ = 0;  // regions_.size()
   uint32_t top_node_ = 0;      // the innermost open frame's node; 0 (the thread) when none
   bool tracing_ = false;       // !trace_.empty()
   uint32_t sample_every_ = 1;  // TD_SAMPLE
@@ -371,7 +541,7 @@ class ThreadState {
   // walk of the sibling list would cost more than one integer hash.
   absl::flat_hash_map<uint64_t, uint32_t> child_of_;
   struct TraceSlot {
-    int64_t time_ns;
+    int64_t ticks;
     uint32_t region;
     bool begin;
   };

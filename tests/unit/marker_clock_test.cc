@@ -1,0 +1,119 @@
+// The marker clock (TSC ticks converted at the end) and the markers' fast
+// path on the real software group.
+#include "runtime/regions/marker_clock.h"
+
+#include <memory>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "runtime/counters/availability.h"
+#include "runtime/counters/perf_event_backend.h"
+#include "runtime/model/merge_threads.h"
+#include "runtime/regions/thread_state.h"
+
+namespace td {
+namespace {
+
+TEST(TickScale, ConvertsDurationsAndMomentsAtTheRateBetweenTwoReferences) {
+  const TickScale scale = TickScale::Between({1000, 5000}, {3000, 6000});  // 2,000 ticks in 1,000 ns
+  EXPECT_FALSE(scale.identity());
+  EXPECT_DOUBLE_EQ(scale.ns_per_tick(), 0.5);
+  EXPECT_EQ(scale.Ns(200), 100);
+  EXPECT_EQ(scale.Ns(-200), -100);  // moved wall time may be negative
+  EXPECT_EQ(scale.MonotonicNsAt(1200), 5100);
+  EXPECT_EQ(scale.MonotonicNsAt(1000), 5000);
+}
+
+TEST(TickScale, IsTheIdentityByDefaultAndWhenTheTicksDidNotAdvance) {
+  EXPECT_EQ(TickScale().Ns(123456789), 123456789);
+  EXPECT_EQ(TickScale().MonotonicNsAt(42), 42);
+  const TickScale stuck = TickScale::Between({1000, 5000}, {1000, 9000});
+  EXPECT_TRUE(stuck.identity());
+  EXPECT_EQ(stuck.Ns(77), 77);
+}
+
+TEST(MarkerClock, MonotonicWhenTheTscIsNotAllowed) {
+  std::string why;
+  EXPECT_EQ(ChooseMarkerClock(false, &why), MarkerClock::kMonotonic);
+  EXPECT_EQ(ProcessMarkerClock(), MarkerClock::kMonotonic);
+  EXPECT_TRUE(why.empty()) << why;
+  EXPECT_TRUE(CurrentTickScale().identity());
+  EXPECT_STREQ(MarkerClockName(MarkerClock::kTsc), "tsc");
+}
+
+// Restores the process clock a test changed.
+class ClockChoice {
+ public:
+  ~ClockChoice() { ChooseMarkerClock(false, nullptr); }
+};
+
+// Both forms of the markers on the real software group: the fast one (TSC,
+// one raw read(), no call) where the kernel's clocksource is the TSC, and the
+// general one (CLOCK_MONOTONIC). Calls, nesting and counts come out the same
+// way, and each region's wall time lies between the instants around its
+// markers.
+void RunNestedRegionsAndCheck(bool allow_tsc) {
+  const ClockChoice restore;
+  std::string why;
+  const MarkerClock clock = ChooseMarkerClock(allow_tsc, &why);
+  if (allow_tsc && clock != MarkerClock::kTsc) GTEST_SKIP() << "skipped: " << why;
+  if (ProbeMachine(&RealPerfEventOpen).software_errno != 0) GTEST_SKIP() << "skipped: perf_event_open is not usable";
+  auto backend = MakePerfEventBackend(SoftwareLayout(), Availability{}, &RealPerfEventOpen);
+  auto counters = backend->OpenForCurrentThread();
+  ASSERT_TRUE(counters.ok()) << counters.status();
+  RegionRegistry registry;
+  ThreadState state(0, 1, *std::move(counters), backend->layout().words, "", &registry);
+  EXPECT_EQ(state.fast_path(), allow_tsc);
+  td_site outer_site{"outer", "test.cc", 1, 0, 0};
+  td_site inner_site{"inner", "test.cc", 2, 0, 0};
+  // A site with no id yet reaches the thread state as kUnregistered.
+  const int64_t before_outer = MonotonicNs();
+  state.BeginAndLeave(ThreadState::kUnregistered, &outer_site);
+  const int64_t inside_outer = MonotonicNs();
+  volatile double sink = 1;
+  for (int i = 0; i < 100; ++i) {
+    state.BeginAndLeave(static_cast<uint32_t>(inner_site.region_id_plus_one - 1), &inner_site);
+    for (int k = 0; k < 20000; ++k) sink = sink * 1.0000001;
+    state.EndAndLeave(static_cast<uint32_t>(inner_site.region_id_plus_one - 1), &inner_site);
+  }
+  const int64_t last_inside_outer = MonotonicNs();
+  state.EndAndLeave(static_cast<uint32_t>(outer_site.region_id_plus_one - 1), &outer_site);
+  const int64_t after_outer = MonotonicNs();
+  ASSERT_NE(outer_site.region_id_plus_one, 0) << "registered by its first BEGIN";
+  EXPECT_EQ(state.in_marker().load(), 0u) << "the *AndLeave forms lower the flag";
+  EXPECT_EQ(state.read_failures(), 0u);
+
+  RunData data;
+  data.layout = backend->layout();
+  MergeThreads({&state}, registry.AllNames(), &data);
+  const RegionOnThread* outer = nullptr;
+  const RegionOnThread* inner = nullptr;
+  for (const Region& r : data.regions) {
+    if (r.path == "outer") outer = &r.threads.front();
+    if (r.path == "outer/inner") inner = &r.threads.front();
+  }
+  ASSERT_NE(outer, nullptr);
+  ASSERT_NE(inner, nullptr);
+  EXPECT_EQ(outer->calls, 1u);
+  EXPECT_EQ(inner->calls, 100u);
+  // Conversion error: ~1e-4 of the span at worst (marker_clock.h), plus a
+  // microsecond for the brackets' own reads.
+  const double span = static_cast<double>(after_outer - before_outer);
+  EXPECT_GE(static_cast<double>(outer->wall_inclusive_ns), (last_inside_outer - inside_outer) - 1e-3 * span - 1000);
+  EXPECT_LE(static_cast<double>(outer->wall_inclusive_ns), span + 1e-3 * span + 1000);
+  EXPECT_GT(inner->wall_inclusive_ns, 0);
+  EXPECT_LE(inner->wall_inclusive_ns, outer->wall_inclusive_ns);
+  EXPECT_EQ(outer->wall_exclusive_ns, outer->wall_inclusive_ns - inner->wall_inclusive_ns);
+  const size_t task_clock = 1;  // page-faults, task-clock, context-switches, cpu-migrations
+  ASSERT_EQ(data.layout.events[task_clock].name, "task-clock");
+  EXPECT_GT(inner->events[task_clock].inclusive, 0u);
+  EXPECT_GE(outer->events[task_clock].inclusive, inner->events[task_clock].inclusive);
+  EXPECT_EQ(outer->events[task_clock].exclusive,
+            outer->events[task_clock].inclusive - inner->events[task_clock].inclusive);
+}
+
+TEST(MarkerFastPath, SoftwareGroupWithTheTscClock) { RunNestedRegionsAndCheck(true); }
+TEST(MarkerFastPath, SoftwareGroupWithClockMonotonicTakesTheGeneralPath) { RunNestedRegionsAndCheck(false); }
+
+}  // namespace
+}  // namespace td
