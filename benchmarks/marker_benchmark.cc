@@ -165,6 +165,9 @@ int main(int argc, char** argv) {
   if (getenv("PAPI_OUTPUT_DIRECTORY") == nullptr && mkdtemp(scratch) != nullptr) {
     setenv("PAPI_OUTPUT_DIRECTORY", scratch, 1);
   }
+  // Started before any case runs, so that the thread states the cases make
+  // themselves use the same marker clock as the C markers (TD_CLOCK).
+  td_init();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
