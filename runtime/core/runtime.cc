@@ -574,6 +574,7 @@ RunData Runtime::Collect(const std::vector<ThreadState*>& quiet_threads) {
                        config_.mpi->launcher};
   }
   data.backend = std::string(backend_->name());
+  data.marker_clock = MarkerClockName(ProcessMarkerClock());
   data.layout = backend_->layout();
   data.availability = backend_->availability();
   const std::vector<const ThreadState*> threads(quiet_threads.begin(), quiet_threads.end());

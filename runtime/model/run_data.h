@@ -113,6 +113,7 @@ struct RunData {
   std::optional<MpiRank> mpi;  // absent outside MPI jobs
   MachineInfo machine;
   std::string backend;
+  std::string marker_clock;  // "tsc" or "monotonic"; "" when the file did not say
   CounterLayout layout;
   Availability availability;
   std::vector<ThreadInfo> threads;

@@ -244,6 +244,7 @@ json RunWithoutRegionsToJson(const RunData& data) {
         {"errno", a.hardware_errno}}},
       {"measured", Text(a.measured)},
       {"memory", Text(a.memory)}};
+  if (!data.marker_clock.empty()) j["backend"]["marker_clock"] = Text(data.marker_clock);
   json events = json::array();
   json groups = json::array();
   for (size_t g = 0; g < data.layout.groups.size(); ++g) {

@@ -406,6 +406,7 @@ absl::StatusOr<RunData> DecodeRun(const json& j) {
   TD_RETURN_IF_ERROR(GetBytes(*backend, "name", &data.backend, "backend"));
   TD_RETURN_IF_ERROR(GetBytes(*backend, "measured", &data.availability.measured, "backend"));
   data.availability.memory = OptionalBytes(*backend, "memory", "");
+  data.marker_clock = OptionalBytes(*backend, "marker_clock", "");
   const json* sw = nullptr;
   const json* hw = nullptr;
   TD_RETURN_IF_ERROR(GetObject(*backend, "software_counters", &sw, "backend"));

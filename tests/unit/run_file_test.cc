@@ -90,6 +90,22 @@ TEST(JsonReport, ReadsSchemaOneFiles) {
   EXPECT_NE(bad.status().message().find("regions[0].threads[0]"), std::string::npos) << bad.status();
 }
 
+TEST(JsonReport, TheMarkerClockRoundTripsAndOlderFilesLackIt) {
+  RunData data = TwoThreadRun();
+  EXPECT_FALSE(RunToJson(data)["backend"].contains("marker_clock")) << "not known: not written";
+  data.marker_clock = "tsc";
+  const nlohmann::json j = RunToJson(data);
+  EXPECT_EQ(j["backend"]["marker_clock"], "tsc");
+  absl::StatusOr<RunData> back = RunFromJson(j);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->marker_clock, "tsc");
+  nlohmann::json older = j;
+  older["backend"].erase("marker_clock");
+  absl::StatusOr<RunData> old = RunFromJson(older);
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(old->marker_clock, "");
+}
+
 TEST(JsonReport, OpenMpThreadNumbersRoundTripAndAreChecked) {
   RunData data = TwoThreadRun();
   data.threads[1].openmp_thread = 3;
