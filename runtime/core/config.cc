@@ -192,13 +192,14 @@ ConfigReading ReadConfig(const EnvLookup& env) {
   }
   if (const char* raw = env("TD_CLOCK")) {
     const std::string m = Lowercase(raw);
-    if (m == "auto" || m.empty()) {
+    if (m == "auto" || m.empty() || m == "tsc") {
       config.tsc_clock = true;
+      config.tsc_clock_asked = m == "tsc";
     } else if (m == "monotonic") {
       config.tsc_clock = false;
     } else {
       errors->push_back(
-          absl::StrFormat("TD_CLOCK=\"%s\" is not understood; accepted: auto, monotonic; using auto", raw));
+          absl::StrFormat("TD_CLOCK=\"%s\" is not understood; accepted: auto, tsc, monotonic; using auto", raw));
     }
   }
   if (const char* out = env("TD_OUTPUT")) config.text_output = out;
@@ -297,11 +298,12 @@ const std::vector<Setting>& Settings() {
       {"TD_RDPMC", "boolean", "1",
        "read hardware groups in user space (rdpmc) at markers, falling back to `read()` whenever the kernel's page "
        "says so"},
-      {"TD_CLOCK", "`auto`, `monotonic`", "`auto`",
+      {"TD_CLOCK", "`auto`, `tsc`, `monotonic`", "`auto`",
        "the clock markers time regions with. `auto`: the TSC, read by the marker itself, where the kernel's "
        "clocksource is the TSC (converted to nanoseconds at the end, at the rate it ran against CLOCK_MONOTONIC "
-       "over the run), else CLOCK_MONOTONIC; `monotonic`: always clock_gettime(CLOCK_MONOTONIC) "
-       "([performance.md](performance.md#the-marker-clock))"},
+       "over the run), else CLOCK_MONOTONIC; `tsc`: the same, with a warning saying why where the TSC is not "
+       "used; `monotonic`: always clock_gettime(CLOCK_MONOTONIC). The run file says which "
+       "(`backend.marker_clock`; [performance.md](performance.md#the-marker-clock))"},
       {"TD_SOFTWARE_EVENTS", "`auto`, `all`", "`auto`",
        "`auto`: where hardware groups are counted, task-clock is their time enabled and page faults, context "
        "switches and CPU migrations are not counted, so that markers read no software group (no syscall per marker "

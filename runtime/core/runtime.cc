@@ -54,10 +54,16 @@ std::mutex& GateMutex() {
   static std::mutex* mu = new std::mutex;  // never destroyed: exit may race threads
   return *mu;
 }
+bool MarkersMayPassTheGate() {
+  return g_runtime_state.load(std::memory_order_seq_cst) == static_cast<int>(RuntimeState::kRunning) &&
+         !g_marker_needs_fence.load(std::memory_order_seq_cst);
+}
 void UpdateMarkerGateLocked() {
-  const bool open = g_runtime_state.load(std::memory_order_seq_cst) == static_cast<int>(RuntimeState::kRunning) &&
-                    !g_marker_needs_fence.load(std::memory_order_seq_cst);
+  const bool open = MarkersMayPassTheGate();
   g_marker_gate.store(open ? 1 : 0, std::memory_order_seq_cst);
+  // A switch-off that could not wait for the lock (below) may have run
+  // meanwhile: never leave the gate open on a state that is not running.
+  if (open && !MarkersMayPassTheGate()) g_marker_gate.store(0, std::memory_order_seq_cst);
 }
 }  // namespace
 
@@ -70,12 +76,18 @@ void UpdateMarkerGate() {
 // gate and one that checks the state (MarkerEntered) then never disagree
 // about markers being on, so no thread records an inner region whose outer
 // one was already refused.
+// The lock is waited for 100 ms at most: a finalize on the signal-flush
+// thread must not hang on a thread that the signal interrupted while it held
+// the lock (it is held for a few stores only, so that wait is already the
+// pathological case). Closing the gate is safe without it; a writer that
+// reopens it re-checks the state after its store.
 bool SwitchMarkersOff(RuntimeState from) {
-  std::lock_guard<std::mutex> lock(GateMutex());
+  std::unique_lock<std::mutex> lock(GateMutex(), std::defer_lock);
+  for (int attempt = 0; attempt < 1000 && !lock.try_lock(); ++attempt) usleep(100);
   g_marker_gate.store(0, std::memory_order_seq_cst);
   int expected = static_cast<int>(from);
   const bool switched = g_runtime_state.compare_exchange_strong(expected, static_cast<int>(RuntimeState::kOff));
-  UpdateMarkerGateLocked();
+  if (lock.owns_lock()) UpdateMarkerGateLocked();
   return switched;
 }
 }  // namespace td
@@ -245,7 +257,10 @@ void Runtime::Start() {
                                   availability.hardware_reason, availability.measured));
   }
   start_unix_ns_ = UnixNowNs();
-  ChooseMarkerClock(config_.tsc_clock, nullptr);
+  std::string why_not_tsc;
+  if (ChooseMarkerClock(config_.tsc_clock, &why_not_tsc) != MarkerClock::kTsc && config_.tsc_clock_asked) {
+    ReportProblem(Severity::kWarning, "TD_CLOCK=tsc: " + why_not_tsc + "; markers use CLOCK_MONOTONIC");
+  }
   ChooseMarkerBarrier();
   pthread_key_create(&g_exit_key, &Runtime::OnThreadExit);
   pthread_atfork(&Runtime::BeforeFork, &Runtime::AfterForkInParent, &Runtime::AfterForkInChild);

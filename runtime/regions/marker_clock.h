@@ -2,8 +2,8 @@
 //
 // Where the kernel itself keeps time with the TSC (its clocksource is "tsc":
 // the counter is invariant and agrees across CPUs, or the kernel would have
-// dropped it), a marker reads the TSC: one instruction, where
-// clock_gettime costs ~20 through the vDSO and a call. The thread state
+// dropped it), a marker reads the TSC: two instructions (a fence and the
+// read), where clock_gettime costs ~20 through the vDSO and a call. The thread state
 // keeps ticks and turns them into nanoseconds only when its values leave it,
 // at the rate the TSC ran against CLOCK_MONOTONIC from the start of the run
 // to then (TickScale). Elsewhere, or with TD_CLOCK=monotonic, ticks are
@@ -30,9 +30,12 @@ inline int64_t MonotonicNs() {
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-// The TSC; only called where ChooseMarkerClock chose it.
+// The TSC; only called where ChooseMarkerClock chose it. The fence makes it
+// wait for the instructions before it, as the kernel's own ordered read does,
+// so that an END's stamp does not run ahead of the region's last work.
 inline int64_t TscTicks() {
 #if defined(__x86_64__)
+  _mm_lfence();
   return static_cast<int64_t>(__rdtsc());
 #else
   return MonotonicNs();
@@ -73,9 +76,11 @@ class TickScale {
   ClockReference origin_;
 };
 
-// The process clock's scale now: the identity for kMonotonic, else the rate
-// from the start-up reference to a reading taken now (at least 1 ms later;
-// a shorter run waits out the rest once, so the rate is known to ~1e-4).
+// For thread states that read the TSC: the rate from the start-up reference
+// to a reading taken now, at least 1 ms and 20,000 bracket widths later (a
+// shorter run waits out the rest), so the rate is known to 1e-4 or better.
+// The identity before the TSC was ever chosen, and, with one warning, where
+// the TSC did not advance with CLOCK_MONOTONIC.
 TickScale CurrentTickScale();
 
 }  // namespace td

@@ -50,7 +50,7 @@ void ThreadState::ResetStorage(size_t words) {
   nodes_.assign(1, NodeStats{});  // node 0: the thread itself
   child_of_.clear();
   node_words_.assign(2 * words_, 0);
-  frames_.resize(kInitialDepth);
+  frames_.assign(kInitialDepth, Frame{});  // no flag of an earlier frame survives
   UpdateLimits();
   frame_words_.assign(kInitialDepth * words_, 0);
   scratch_.assign(words_, 0);
@@ -58,7 +58,7 @@ void ThreadState::ResetStorage(size_t words) {
 }
 
 void ThreadState::Grow(uint32_t region) {
-  if (region >= regions_.size()) regions_.resize(std::max<size_t>(region + 1, 2 * regions_.size()));
+  if (region >= regions_.size()) regions_.resize(std::max<size_t>(size_t{region} + 1, 2 * regions_.size()));
   if (depth_ == frames_.size()) {
     frames_.resize(2 * frames_.size());
     frame_words_.resize(frames_.size() * words_, 0);
@@ -156,30 +156,49 @@ void ThreadState::BeginUnusual(uint32_t region, const td_site* site) {
 // The fast path's way out. A site's first use arrives here as kUnregistered
 // (its id is still 0): it is registered now.
 uint32_t ThreadState::Registered(uint32_t region, const td_site* site) {
-  if (__builtin_expect(region != kUnregistered || site == nullptr, 1)) return region;
+  if (__builtin_expect(region != kUnregistered, 1) || site == nullptr) return region;
   return registry_->IdForSite(const_cast<td_site*>(site));
 }
+
+namespace {
+// The *ThenLeave forms end the marker's handshake also when what they call
+// throws (out of memory growing a vector), as the entry points' scope once
+// did: a flag left up would make finalize wait for this thread and drop it.
+class LeaveWhenDone {
+ public:
+  explicit LeaveWhenDone(ThreadState* thread) : thread_(thread) {}
+  ~LeaveWhenDone() { thread_->Leave(); }
+  LeaveWhenDone(const LeaveWhenDone&) = delete;
+  LeaveWhenDone& operator=(const LeaveWhenDone&) = delete;
+
+ private:
+  ThreadState* thread_;
+};
+}  // namespace
+
 void ThreadState::BeginGeneral(uint32_t region, const td_site* site) {
-  BeginImpl<false, false>(Registered(region, site), site);
+  region = Registered(region, site);
+  if (region != kUnregistered) BeginImpl<false, false>(region, site);
 }
 void ThreadState::EndGeneral(uint32_t region, const td_site* site) {
-  EndImpl<false, false>(Registered(region, site), site);
+  region = Registered(region, site);
+  if (region != kUnregistered) EndImpl<false, false>(region, site);
 }
 void ThreadState::BeginGeneralThenLeave(uint32_t region, const td_site* site) {
-  BeginImpl<true, false>(Registered(region, site), site);
+  const LeaveWhenDone leave(this);
+  BeginGeneral(region, site);
 }
 void ThreadState::EndGeneralThenLeave(uint32_t region, const td_site* site) {
-  EndImpl<true, false>(Registered(region, site), site);
+  const LeaveWhenDone leave(this);
+  EndGeneral(region, site);
 }
-
 void ThreadState::BeginUnusualThenLeave(uint32_t region, const td_site* site) {
+  const LeaveWhenDone leave(this);
   BeginUnusual(region, site);
-  Leave();
 }
-
 void ThreadState::EndUnusualThenLeave(uint32_t region, const td_site* site) {
+  const LeaveWhenDone leave(this);
   EndUnusual(region, site);
-  Leave();
 }
 
 ThreadState::~ThreadState() { ReleaseTrace(); }

@@ -392,6 +392,7 @@ class ThreadState {
     frame.recursive = recursive;
     frame.measured = measured;
     frame.traced = tracing_;
+    frame.fast = false;  // closed by the general END, whatever fast_ is now
     frame.site = site;
     top_node_ = node;
     depth_ = depth + 1;

@@ -6,10 +6,11 @@ usage: check_get.py RUN.json STDOUT [--exclusive PATH]...
   is GET's answer for the region at PATH, which ran on one thread and was not
   entered again after the GET: C must be its calls, T its inclusive wall time
   in seconds, N the number of td's events capped at CAP, and E1… its
-  inclusive raw counts in the order of the JSON's "events" (exactly). T may
-  differ from the JSON's by 1e-4 of itself plus 1 ns: where markers read the
-  TSC (TD_CLOCK), GET converts ticks at the rate known when it is called and
-  the JSON at the rate known at exit, measured over the longer span.
+  inclusive raw counts in the order of the JSON's "events" (exactly). T is
+  exact where the markers used CLOCK_MONOTONIC (backend.marker_clock); where
+  they read the TSC (TD_CLOCK) it may differ from the JSON's by 1e-4 of itself
+  plus 1 ns: GET converts ticks at the rate known when it is called, the JSON
+  at the rate known at exit, measured over the longer span.
   --exclusive PATH: on every thread of PATH, its exclusive values (wall time
   and each counter) are its inclusive values minus its children's inclusive
   values, exactly (what likwid_markerResetRegion of a child must keep true).
@@ -24,6 +25,7 @@ run_file, stdout_file = args
 with open(run_file, "rb") as f:
     run = json.loads(f.read())
 regions = {r["path"]: r for r in run["regions"]}
+tsc = run["backend"].get("marker_clock") == "tsc"
 
 # Each event's name, in the order of the counts' lists (for messages).
 keys = [e["name"] for e in run["events"]]
@@ -44,7 +46,7 @@ for line in lines:
     t = region["threads"][0]
     if count != t["calls"]:
         problems.append(f"{line}: count {count}, the JSON has {t['calls']} calls")
-    if abs(time - t["wall_inclusive_ns"] * 1e-9) > 1e-9 + 1e-4 * time:
+    if abs(time - t["wall_inclusive_ns"] * 1e-9) > (1e-9 + 1e-4 * time if tsc else 1e-12 + 1e-12 * time):
         problems.append(f"{line}: time {time!r} s, the JSON has {t['wall_inclusive_ns']} ns")
     want = [] if t["inclusive"] is None else t["inclusive"][:cap]
     if nevents != len(events) or nevents != len(want):

@@ -43,6 +43,21 @@ TEST(Config, SoftwareEventsAutoOrAll) {
   EXPECT_EQ(errors[0], "TD_SOFTWARE_EVENTS=\"some\" is not understood; accepted: auto, all; using auto");
 }
 
+TEST(Config, ClockAutoTscOrMonotonic) {
+  std::vector<std::string> errors;
+  const Config fallback = Read({}, &errors);
+  EXPECT_TRUE(fallback.tsc_clock);
+  EXPECT_FALSE(fallback.tsc_clock_asked);
+  const Config asked = Read({{"TD_CLOCK", "TSC"}}, &errors);
+  EXPECT_TRUE(asked.tsc_clock);
+  EXPECT_TRUE(asked.tsc_clock_asked) << "asked for: why it is not used is said";
+  EXPECT_FALSE(Read({{"TD_CLOCK", "monotonic"}}, &errors).tsc_clock);
+  EXPECT_TRUE(errors.empty());
+  EXPECT_TRUE(Read({{"TD_CLOCK", "hpet"}}, &errors).tsc_clock);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0], "TD_CLOCK=\"hpet\" is not understood; accepted: auto, tsc, monotonic; using auto");
+}
+
 TEST(Config, ReadsEveryVariable) {
   std::vector<std::string> errors;
   const Config c = Read({{"TD_DISABLE", "Yes"},

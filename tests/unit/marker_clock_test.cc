@@ -37,7 +37,6 @@ TEST(MarkerClock, MonotonicWhenTheTscIsNotAllowed) {
   EXPECT_EQ(ChooseMarkerClock(false, &why), MarkerClock::kMonotonic);
   EXPECT_EQ(ProcessMarkerClock(), MarkerClock::kMonotonic);
   EXPECT_TRUE(why.empty()) << why;
-  EXPECT_TRUE(CurrentTickScale().identity());
   EXPECT_STREQ(MarkerClockName(MarkerClock::kTsc), "tsc");
 }
 
@@ -47,6 +46,36 @@ class ClockChoice {
   ~ClockChoice() { ChooseMarkerClock(false, nullptr); }
 };
 
+// A thread state on the real software group, with the TSC clock or not;
+// `skip` says why not where this machine cannot have it.
+struct SoftwareGroupState {
+  std::unique_ptr<CounterBackend> backend;
+  RegionRegistry registry;
+  std::unique_ptr<ThreadState> state;
+  std::string skip;
+};
+std::unique_ptr<SoftwareGroupState> OpenSoftwareGroupState(bool allow_tsc) {
+  auto out = std::make_unique<SoftwareGroupState>();
+  std::string why;
+  if (ChooseMarkerClock(allow_tsc, &why) != MarkerClock::kTsc && allow_tsc) {
+    out->skip = "skipped: " + why;
+    return out;
+  }
+  if (ProbeMachine(&RealPerfEventOpen).software_errno != 0) {
+    out->skip = "skipped: perf_event_open is not usable";
+    return out;
+  }
+  out->backend = MakePerfEventBackend(SoftwareLayout(), Availability{}, &RealPerfEventOpen);
+  auto counters = out->backend->OpenForCurrentThread();
+  if (!counters.ok()) {
+    out->skip = "skipped: " + std::string(counters.status().message());
+    return out;
+  }
+  out->state = std::make_unique<ThreadState>(0, 1, *std::move(counters), out->backend->layout().words, "",
+                                             &out->registry);
+  return out;
+}
+
 // Both forms of the markers on the real software group: the fast one (TSC,
 // one raw read(), no call) where the kernel's clocksource is the TSC, and the
 // general one (CLOCK_MONOTONIC). Calls, nesting and counts come out the same
@@ -54,15 +83,10 @@ class ClockChoice {
 // markers.
 void RunNestedRegionsAndCheck(bool allow_tsc) {
   const ClockChoice restore;
-  std::string why;
-  const MarkerClock clock = ChooseMarkerClock(allow_tsc, &why);
-  if (allow_tsc && clock != MarkerClock::kTsc) GTEST_SKIP() << "skipped: " << why;
-  if (ProbeMachine(&RealPerfEventOpen).software_errno != 0) GTEST_SKIP() << "skipped: perf_event_open is not usable";
-  auto backend = MakePerfEventBackend(SoftwareLayout(), Availability{}, &RealPerfEventOpen);
-  auto counters = backend->OpenForCurrentThread();
-  ASSERT_TRUE(counters.ok()) << counters.status();
-  RegionRegistry registry;
-  ThreadState state(0, 1, *std::move(counters), backend->layout().words, "", &registry);
+  const auto opened = OpenSoftwareGroupState(allow_tsc);
+  if (!opened->skip.empty()) GTEST_SKIP() << opened->skip;
+  ThreadState& state = *opened->state;
+  RegionRegistry& registry = opened->registry;
   EXPECT_EQ(state.fast_path(), allow_tsc);
   td_site outer_site{"outer", "test.cc", 1, 0, 0};
   td_site inner_site{"inner", "test.cc", 2, 0, 0};
@@ -84,7 +108,7 @@ void RunNestedRegionsAndCheck(bool allow_tsc) {
   EXPECT_EQ(state.read_failures(), 0u);
 
   RunData data;
-  data.layout = backend->layout();
+  data.layout = opened->backend->layout();
   MergeThreads({&state}, registry.AllNames(), &data);
   const RegionOnThread* outer = nullptr;
   const RegionOnThread* inner = nullptr;
@@ -113,6 +137,34 @@ void RunNestedRegionsAndCheck(bool allow_tsc) {
 }
 
 TEST(MarkerFastPath, SoftwareGroupWithTheTscClock) { RunNestedRegionsAndCheck(true); }
+
+// A region open on the fast path when the counters go away (a forked child
+// whose counters could not be opened): its frame is begun again without the
+// fast flag, and its END closes it on the general path.
+TEST(MarkerFastPath, ARegionReopenedWithoutCountersIsClosedOnTheGeneralPath) {
+  const ClockChoice restore;
+  const auto opened = OpenSoftwareGroupState(true);
+  if (!opened->skip.empty()) GTEST_SKIP() << opened->skip;
+  ThreadState& state = *opened->state;
+  RegionRegistry& registry = opened->registry;
+  ASSERT_TRUE(state.fast_path());
+  td_site site{"open", "test.cc", 1, 0, 0};
+  state.BeginAndLeave(ThreadState::kUnregistered, &site);  // a first call goes the general way
+  const auto region = static_cast<uint32_t>(site.region_id_plus_one - 1);
+  state.EndAndLeave(region, &site);
+  state.BeginAndLeave(region, &site);  // the fast path
+  state.RestartAfterFork(nullptr, 0, "counters could not be opened in the child");
+  EXPECT_FALSE(state.fast_path());
+  EXPECT_EQ(state.open_depth(), 1u);
+  state.EndAndLeave(region, &site);
+  EXPECT_EQ(state.open_depth(), 0u);
+  RunData data;
+  MergeThreads({&state}, registry.AllNames(), &data);
+  ASSERT_EQ(data.regions.size(), 1u);
+  EXPECT_EQ(data.regions[0].threads.front().calls, 1u) << "the child's own call only";
+  EXPECT_GE(data.regions[0].threads.front().wall_inclusive_ns, 0);
+  EXPECT_EQ(state.read_failures(), 0u) << "no read of counters that are not there";
+}
 TEST(MarkerFastPath, SoftwareGroupWithClockMonotonicTakesTheGeneralPath) { RunNestedRegionsAndCheck(false); }
 
 }  // namespace
