@@ -56,13 +56,18 @@ __attribute__((noinline)) ThreadState* EnterSlow(ThreadState* thread) {
   if (thread == nullptr) return RecordingThreadSlow();
   return td::MarkerEntered(thread) ? thread : nullptr;
 }
+// The scope lowers the flag also when registering the site throws.
 __attribute__((noinline)) void BeginSlow(ThreadState* thread, td_site* site) {
   thread = EnterSlow(thread);
-  if (thread != nullptr) thread->BeginAndLeave(thread->registry().IdForSite(site), site);
+  if (thread == nullptr) return;
+  const MarkerScope scope(thread);
+  thread->Begin(thread->registry().IdForSite(site), site);
 }
 __attribute__((noinline)) void EndSlow(ThreadState* thread, td_site* site) {
   thread = EnterSlow(thread);
-  if (thread != nullptr) thread->EndAndLeave(thread->registry().IdForSite(site), site);
+  if (thread == nullptr) return;
+  const MarkerScope scope(thread);
+  thread->End(thread->registry().IdForSite(site), site);
 }
 
 // A null name cannot be paired with anything: ignored, said once.
