@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/core/config.h"
+#include "runtime/core/marker_handshake.h"
 #include "runtime/counters/backend.h"
 #include "runtime/regions/region_registry.h"
 #include "runtime/regions/thread_state.h"
@@ -20,70 +21,9 @@
 
 namespace td {
 
-enum class RuntimeState : int { kUninitialized = 0, kRunning = 1, kOff = 2 };
-
-// Outside the class so that the disabled check needs no object: one relaxed
-// load is the whole cost of a marker when td is disabled.
-extern std::atomic<int> g_runtime_state;
-
 // The calling thread's state once it has used a marker, else null.
 // constinit: no dynamic initialisation, so no TLS wrapper call on each access.
 extern constinit thread_local ThreadState* t_thread_state __attribute__((tls_model("initial-exec")));
-
-inline bool RuntimeRunning() {
-  return g_runtime_state.load(std::memory_order_relaxed) ==
-         static_cast<int>(RuntimeState::kRunning);
-}
-
-// The marker/finalize handshake. A marker raises its thread's in_marker flag,
-// then checks that markers are still on; finalize switches them off, then
-// waits for every flag to be down. Each side stores, then loads the other's
-// variable, which needs a full barrier on both sides. Where the kernel offers
-// membarrier(PRIVATE_EXPEDITED), finalize issues it for both (it makes every
-// running thread of the process execute one), and the marker side costs a
-// plain store; elsewhere the marker's store is a sequentially consistent
-// exchange.
-extern std::atomic<bool> g_marker_needs_fence;
-
-// True when the calling thread may record into `thread` until MarkerLeft.
-inline bool MarkerEntered(ThreadState* thread) {
-  std::atomic<uint32_t>& flag = thread->in_marker();
-  if (__builtin_expect(g_marker_needs_fence.load(std::memory_order_relaxed), 0)) {
-    flag.exchange(1, std::memory_order_seq_cst);
-  } else {
-    flag.store(1, std::memory_order_relaxed);
-    std::atomic_signal_fence(std::memory_order_seq_cst);  // the compiler keeps the order
-  }
-  if (__builtin_expect(g_runtime_state.load(std::memory_order_seq_cst) ==
-                           static_cast<int>(RuntimeState::kRunning),
-                       1)) {
-    return true;
-  }
-  flag.store(0, std::memory_order_release);
-  return false;
-}
-
-// 1 while markers are on and the plain store of MarkerEntered suffices (no
-// fence needed), else 0; finalize lowers it before its barrier. It folds the
-// two loads of MarkerEntered's common case into one.
-extern std::atomic<int> g_marker_gate;
-// Sets g_marker_gate from the state and g_marker_needs_fence; called after
-// the fence flag changes (the state changes through SetState and this).
-void UpdateMarkerGate();
-// Compare-and-swap of the state from `from` to kOff, the gate closed first;
-// false when the state was not `from`.
-bool SwitchMarkersOff(RuntimeState from);
-
-// MarkerEntered's common case for the C markers: raises the flag and checks
-// the gate. False leaves the flag up: the caller then takes MarkerEntered.
-inline bool MarkerEnteredFast(ThreadState* thread) {
-  thread->in_marker().store(1, std::memory_order_relaxed);
-  std::atomic_signal_fence(std::memory_order_seq_cst);  // the compiler keeps the order
-  return g_marker_gate.load(std::memory_order_seq_cst) == 1;
-}
-
-// Publishes what the marker wrote to a finalize that waits for the flag.
-inline void MarkerLeft(ThreadState* thread) { thread->in_marker().store(0, std::memory_order_release); }
 
 class Runtime {
  public:

@@ -160,22 +160,6 @@ uint32_t ThreadState::Registered(uint32_t region, const td_site* site) {
   return registry_->IdForSite(const_cast<td_site*>(site));
 }
 
-namespace {
-// The *ThenLeave forms end the marker's handshake also when what they call
-// throws (out of memory growing a vector), as the entry points' scope once
-// did: a flag left up would make finalize wait for this thread and drop it.
-class LeaveWhenDone {
- public:
-  explicit LeaveWhenDone(ThreadState* thread) : thread_(thread) {}
-  ~LeaveWhenDone() { thread_->Leave(); }
-  LeaveWhenDone(const LeaveWhenDone&) = delete;
-  LeaveWhenDone& operator=(const LeaveWhenDone&) = delete;
-
- private:
-  ThreadState* thread_;
-};
-}  // namespace
-
 void ThreadState::BeginGeneral(uint32_t region, const td_site* site) {
   region = Registered(region, site);
   if (region != kUnregistered) BeginImpl<false, false>(region, site);
@@ -184,23 +168,6 @@ void ThreadState::EndGeneral(uint32_t region, const td_site* site) {
   region = Registered(region, site);
   if (region != kUnregistered) EndImpl<false, false>(region, site);
 }
-void ThreadState::BeginGeneralThenLeave(uint32_t region, const td_site* site) {
-  const LeaveWhenDone leave(this);
-  BeginGeneral(region, site);
-}
-void ThreadState::EndGeneralThenLeave(uint32_t region, const td_site* site) {
-  const LeaveWhenDone leave(this);
-  EndGeneral(region, site);
-}
-void ThreadState::BeginUnusualThenLeave(uint32_t region, const td_site* site) {
-  const LeaveWhenDone leave(this);
-  BeginUnusual(region, site);
-}
-void ThreadState::EndUnusualThenLeave(uint32_t region, const td_site* site) {
-  const LeaveWhenDone leave(this);
-  EndUnusual(region, site);
-}
-
 ThreadState::~ThreadState() { ReleaseTrace(); }
 
 void ThreadState::ReleaseTrace() {

@@ -4,7 +4,7 @@
 // Only the owning thread calls Begin/End, between MarkerEntered() and
 // MarkerLeft(). Finalize touches a thread's state from outside only after
 // switching markers off and seeing the thread outside any marker (see
-// runtime/core/runtime.cc: the marker/finalize handshake).
+// runtime/core/marker_handshake.h: the marker/finalize handshake).
 #ifndef TD_RUNTIME_REGIONS_THREAD_STATE_H_
 #define TD_RUNTIME_REGIONS_THREAD_STATE_H_
 
@@ -269,13 +269,15 @@ class ThreadState {
     const size_t depth = depth_;
     if (kFast ? region >= region_limit_ || depth >= frame_limit_
               : region >= regions_.size() || depth >= frames_.size() || tracing_) {
-      return BeginOffPath<kLeave, kFast>(region, site);
+      return OffPath<kLeave, kFast ? &ThreadState::BeginGeneral : &ThreadState::BeginUnusual>(region, site);
     }
     RegionSlot& slot = regions_[region];
     const uint32_t parent = top_node_;
     const uint32_t node = slot.last_node;  // 0 (parent kNone) when none yet
     NodeStats& stats = nodes_[node];
-    if (__builtin_expect(slot.open != 0 || stats.parent != parent, 0)) return BeginOffPath<kLeave, kFast>(region, site);
+    if (__builtin_expect(slot.open != 0 || stats.parent != parent, 0)) {
+      return OffPath<kLeave, kFast ? &ThreadState::BeginGeneral : &ThreadState::BeginUnusual>(region, site);
+    }
     slot.open = 1;
     ++stats.calls;
     Frame& frame = frames_[depth];
@@ -302,7 +304,9 @@ class ThreadState {
   template <bool kLeave, bool kFast>
   __attribute__((always_inline)) void EndImpl(uint32_t region, const td_site* site) {
     const size_t depth = depth_;
-    if (__builtin_expect(depth == 0, 0)) return EndOffPath<kLeave, kFast>(region, site);
+    if (__builtin_expect(depth == 0, 0)) {
+      return OffPath<kLeave, kFast ? &ThreadState::EndGeneral : &ThreadState::EndUnusual>(region, site);
+    }
     const size_t d = depth - 1;
     const Frame& frame = frames_[d];
     const uint64_t key = kFast ? FrameKey(frame) : WithoutFast(FrameKey(frame));
@@ -312,7 +316,7 @@ class ThreadState {
         if constexpr (kLeave) Leave();
         return;
       }
-      return EndOffPath<kLeave, kFast>(region, site);
+      return OffPath<kLeave, kFast ? &ThreadState::EndGeneral : &ThreadState::EndUnusual>(region, site);
     }
     // The common close: the deltas go to this node's inclusive values only.
     // Clock first, counters last (the time is added before the read, so that
@@ -334,44 +338,33 @@ class ThreadState {
     }
     if constexpr (kLeave) Leave();
   }
-  // Where the fast form cannot close or open a frame, the general one is
-  // tried; where the general one cannot, the *Unusual functions do it.
-  template <bool kLeave, bool kFast>
-  void BeginOffPath(uint32_t region, const td_site* site) {
-    if constexpr (kFast) {
-      if constexpr (kLeave) {
-        BeginGeneralThenLeave(region, site);
-      } else {
-        BeginGeneral(region, site);
-      }
-    } else if constexpr (kLeave) {
-      BeginUnusualThenLeave(region, site);
+  // Where the fast form cannot open or close a frame, the general one is
+  // tried (BeginGeneral, EndGeneral); where the general one cannot, the
+  // *Unusual functions do it. With kLeave through ThenLeave, out of line, so
+  // that the hot path's call is a tail call.
+  using MarkerForm = void (ThreadState::*)(uint32_t region, const td_site* site);
+  template <bool kLeave, MarkerForm kForm>
+  void OffPath(uint32_t region, const td_site* site) {
+    if constexpr (kLeave) {
+      ThenLeave<kForm>(region, site);
     } else {
-      BeginUnusual(region, site);
+      (this->*kForm)(region, site);
     }
   }
-  template <bool kLeave, bool kFast>
-  void EndOffPath(uint32_t region, const td_site* site) {
-    if constexpr (kFast) {
-      if constexpr (kLeave) {
-        EndGeneralThenLeave(region, site);
-      } else {
-        EndGeneral(region, site);
-      }
-    } else if constexpr (kLeave) {
-      EndUnusualThenLeave(region, site);
-    } else {
-      EndUnusual(region, site);
-    }
+  // kForm, then the handshake's end, also when kForm throws (out of memory
+  // growing a vector): a flag left up would make finalize wait for this
+  // thread and drop it.
+  template <MarkerForm kForm>
+  __attribute__((noinline)) void ThenLeave(uint32_t region, const td_site* site) {
+    struct LeaveWhenDone {
+      ThreadState* thread;
+      ~LeaveWhenDone() { thread->Leave(); }
+    } leave{this};
+    (this->*kForm)(region, site);
   }
-  // Out of line, so that the hot path's calls to them are tail calls.
   uint32_t Registered(uint32_t region, const td_site* site);
   void BeginGeneral(uint32_t region, const td_site* site);
   void EndGeneral(uint32_t region, const td_site* site);
-  void BeginGeneralThenLeave(uint32_t region, const td_site* site);
-  void EndGeneralThenLeave(uint32_t region, const td_site* site);
-  void BeginUnusualThenLeave(uint32_t region, const td_site* site);
-  void EndUnusualThenLeave(uint32_t region, const td_site* site);
 
   // Whether this call of `stats` is one whose times and counts are read.
   bool TakeMeasuredCall(NodeStats& stats) const {
