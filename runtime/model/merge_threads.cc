@@ -20,6 +20,8 @@ RegionOnThread ThreadPart(const ThreadState& thread, uint32_t node, const NodeTo
   if (!thread.counters_measured() || thread.words() != layout.words) return part;
   const uint64_t* inclusive = totals.inclusive_words.data() + node * thread.words();
   const uint64_t* exclusive = totals.exclusive_words.data() + node * thread.words();
+  part.groups.reserve(layout.groups.size());  // one allocation each: at scale a part's biggest cost
+  part.events.reserve(layout.events.size());
   for (size_t g = 0; g < layout.groups.size(); ++g) {
     const GroupInfo& group = layout.groups[g];
     part.groups.push_back({inclusive[group.word_offset + 1], inclusive[group.word_offset + 2]});

@@ -67,11 +67,12 @@ json MachineToJson(const MachineInfo& m) {
 json ThreadPartToJson(const RegionOnThread& t, const CounterLayout& layout) {
   json j = {{"thread", t.thread},
             {"calls", t.calls},
-            {"recursive_calls", t.recursive_calls},
-            {"unterminated", t.unterminated},
-            {"closed_implicitly", t.closed_implicitly},
             {"wall_inclusive_ns", t.wall_inclusive_ns},
             {"wall_exclusive_ns", t.wall_exclusive_ns}};
+  // Written only when not 0 (kZeroCountsOmittedSince).
+  if (t.recursive_calls != 0) j["recursive_calls"] = t.recursive_calls;
+  if (t.unterminated != 0) j["unterminated"] = t.unterminated;
+  if (t.closed_implicitly != 0) j["closed_implicitly"] = t.closed_implicitly;
   if (layout.events.empty() || t.events.size() != layout.events.size()) {
     j["inclusive"] = nullptr;  // not measured on this thread: never zeros
     j["exclusive"] = nullptr;
@@ -127,7 +128,7 @@ void AppendNumbers(const std::vector<EventDelta>& events, bool inclusive, std::s
 
 void AppendThreadPart(const RegionOnThread& t, const CounterLayout& layout, std::string* out) {
   AppendMember("{", "calls", t.calls, out);
-  AppendMember(",", "closed_implicitly", t.closed_implicitly, out);
+  if (t.closed_implicitly != 0) AppendMember(",", "closed_implicitly", t.closed_implicitly, out);  // 0: left out
   if (layout.events.empty() || t.events.size() != layout.events.size()) {
     out->append(",\"exclusive\":null,\"groups\":null,\"inclusive\":null");
   } else {
@@ -140,9 +141,9 @@ void AppendThreadPart(const RegionOnThread& t, const CounterLayout& layout, std:
     out->append("],\"inclusive\":");
     AppendNumbers(t.events, true, out);
   }
-  AppendMember(",", "recursive_calls", t.recursive_calls, out);
+  if (t.recursive_calls != 0) AppendMember(",", "recursive_calls", t.recursive_calls, out);
   AppendMember(",", "thread", t.thread, out);
-  AppendMember(",", "unterminated", t.unterminated, out);
+  if (t.unterminated != 0) AppendMember(",", "unterminated", t.unterminated, out);
   AppendMember(",", "wall_exclusive_ns", t.wall_exclusive_ns, out);
   AppendMember(",", "wall_inclusive_ns", t.wall_inclusive_ns, out);
   out->push_back('}');

@@ -191,9 +191,13 @@ absl::Status ReadThreadPart(const json& j, const CounterLayout& layout, size_t n
                                    num_threads));
   }
   TD_RETURN_IF_ERROR(Get(j, "calls", &t->calls, w));
-  TD_RETURN_IF_ERROR(Get(j, "recursive_calls", &t->recursive_calls, w));
-  TD_RETURN_IF_ERROR(Get(j, "unterminated", &t->unterminated, w));
-  TD_RETURN_IF_ERROR(Get(j, "closed_implicitly", &t->closed_implicitly, w));
+  for (const auto& [key, count] : {std::pair{"recursive_calls", &t->recursive_calls},
+                                   std::pair{"unterminated", &t->unterminated},
+                                   std::pair{"closed_implicitly", &t->closed_implicitly}}) {
+    // Left out when 0 since kZeroCountsOmittedSince; always there before.
+    if (schema_version >= kZeroCountsOmittedSince && !j.contains(key)) continue;
+    TD_RETURN_IF_ERROR(Get(j, key, count, w));
+  }
   TD_RETURN_IF_ERROR(GetInRange<int64_t>(j, "wall_inclusive_ns", &t->wall_inclusive_ns, w, 0, kInt64Max));
   TD_RETURN_IF_ERROR(GetInRange<int64_t>(j, "wall_exclusive_ns", &t->wall_exclusive_ns, w, 0, kInt64Max));
   if (schema_version == 1) return ReadKeyedCounts(j, layout, w, t);

@@ -54,7 +54,9 @@ enum PartKey {
   kExclusive,
   kGroups
 };
-constexpr unsigned kPartRequired = (1u << kInclusive) - 1;
+// The counts that schema 3 leaves out when 0 (kZeroCountsOmittedSince).
+constexpr unsigned kPartZeroCounts = 1u << kRecursiveCalls | 1u << kUnterminated | 1u << kClosedImplicitly;
+constexpr unsigned kPartRequired = ((1u << kInclusive) - 1) & ~kPartZeroCounts;
 
 // The order in which td writes each object's keys (sorted, as nlohmann's
 // objects keep them): kRegionKeys and kPartKeys indices.
@@ -71,6 +73,7 @@ struct CountSpan {
 struct RawPart {
   RegionOnThread part;
   unsigned listed = 0;  // bits 1 << kInclusive, kExclusive, kGroups: a list, not null
+  bool all_counts = false;  // all of kPartZeroCounts came (schema 2 requires them)
   CountSpan inclusive;
   CountSpan exclusive;
 };
@@ -91,7 +94,9 @@ class RegionsScan {
   // The parts' counters and threads checked against the run's layout and
   // threads, as ReadThreadPart does, into data->regions; then the tree.
   bool Finish(RunData* data) {
-    if (data->schema_version != kSchemaVersion) return false;  // an older layout: the full reader's
+    // Schema 2 is 3's layout with every count written; 1 is the full reader's.
+    if (data->schema_version != kSchemaVersion && data->schema_version != 2) return false;
+    const bool counts_required = data->schema_version < kZeroCountsOmittedSince;
     const CounterLayout& layout = data->layout;
     const size_t num_events = layout.events.size();
     constexpr unsigned kAllListed = 1u << kInclusive | 1u << kExclusive | 1u << kGroups;
@@ -107,6 +112,7 @@ class RegionsScan {
         RawPart& raw = parts_[next_part];
         RegionOnThread& part = raw.part;
         if (part.thread >= data->threads.size() || thread_seen[part.thread]) return false;
+        if (counts_required && !raw.all_counts) return false;
         thread_seen[part.thread] = true;
         if (raw.listed == kAllListed) {
           if (raw.inclusive.count != num_events || raw.exclusive.count != num_events ||
@@ -268,6 +274,7 @@ class RegionsScan {
       return ok;
     });
     if (!read) return false;
+    raw.all_counts = (seen & kPartZeroCounts) == kPartZeroCounts;
     parts_.push_back(std::move(raw));
     return true;
   }

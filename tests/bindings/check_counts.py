@@ -31,9 +31,11 @@ for item in wanted:
     elif sum(calls) != int(per_thread):
         problems.append(f"{path}: {sum(calls)} calls, expected {per_thread}")
     for t in region["threads"]:
-        if t["unterminated"] or t["closed_implicitly"]:
-            problems.append(f"{path}: thread {t['thread']} has unterminated {t['unterminated']}, "
-                            f"closed_implicitly {t['closed_implicitly']}")
+        # Schema 3 leaves these out when they are 0.
+        unterminated, implicit = t.get("unterminated", 0), t.get("closed_implicitly", 0)
+        if unterminated or implicit:
+            problems.append(f"{path}: thread {t['thread']} has unterminated {unterminated}, "
+                            f"closed_implicitly {implicit}")
 named = {item.rpartition("=")[0] for item in wanted}
 if not allow_others and set(regions) - named:
     problems.append(f"regions not expected: {sorted(set(regions) - named)}")

@@ -50,7 +50,11 @@ const nlohmann::json* FindRegion(const nlohmann::json& run, const std::string& p
 
 double SumOverThreads(const nlohmann::json& region, const std::string& field) {
   double sum = 0;
-  for (const auto& t : region.at("threads")) sum += t.at(field).get<double>();
+  // The counts a file leaves out when they are 0 (schema 3); every other field must be there.
+  const bool zero_when_absent = field == "recursive_calls" || field == "unterminated" || field == "closed_implicitly";
+  for (const auto& t : region.at("threads")) {
+    sum += zero_when_absent && !t.contains(field) ? 0.0 : t.at(field).get<double>();
+  }
   return sum;
 }
 

@@ -39,7 +39,7 @@ TEST(Scenario, NestingBuildsATreeWithExclusiveTimes) {
   const ScenarioRun run = RunApp("nested");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto& report = OnlyReport(run);
-  EXPECT_EQ(report.at("schema_version"), 2);
+  EXPECT_EQ(report.at("schema_version"), 3);
   const auto& outer = Region(report, "outer");
   const auto& inner_a = Region(report, "outer/inner_a");
   const auto& leaf = Region(report, "outer/inner_a/leaf");

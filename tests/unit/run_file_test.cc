@@ -57,7 +57,7 @@ TEST(JsonReport, NotMeasuredIsNullNotZero) {
   EXPECT_TRUE(unmeasured["groups"].is_null());
   EXPECT_EQ(j["events"][1]["name"], "task-clock");
   EXPECT_EQ(j["regions"][0]["threads"][0]["exclusive"][1], 400'000);
-  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["schema_version"], 3);
   EXPECT_EQ(j["events"][0]["name"], "page-faults");
   EXPECT_EQ(j["events"][1]["group"], 0);
 }
@@ -78,9 +78,9 @@ TEST(JsonReport, ReadsSchemaOneFiles) {
   EXPECT_EQ(part.groups[0].enabled_ns, 10'334'765u);
   absl::StatusOr<RunData> again = RunFromJson(nlohmann::json::parse(RunFileText(*old)));
   ASSERT_TRUE(again.ok()) << again.status();
-  EXPECT_EQ(again->schema_version, 2);
+  EXPECT_EQ(again->schema_version, 3);
   EXPECT_EQ(RunToJson(*again), RunToJson(*old));
-  // A schema 1 part in a file that says 2 is an error that names the field.
+  // A schema 1 part in a file that says 3 is an error that names the field.
   nlohmann::json mixed = nlohmann::json::parse(RunFileText(*old));
   nlohmann::json& first = mixed["regions"][0]["threads"][0];
   first.erase("inclusive");
@@ -88,6 +88,61 @@ TEST(JsonReport, ReadsSchemaOneFiles) {
   absl::StatusOr<RunData> bad = RunFromJson(mixed);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("regions[0].threads[0]"), std::string::npos) << bad.status();
+}
+
+// Schema 3 writes a part's recursive_calls, unterminated and
+// closed_implicitly only when they are not 0, and reads an absent one as 0;
+// schema 2 wrote them always, and a schema 2 part without one is refused.
+// Both readers (the full one and the scan) agree.
+TEST(JsonReport, ZeroCountsAreLeftOutSinceSchemaThree) {
+  RunData data = TwoThreadRun();
+  data.regions[1].threads[0].recursive_calls = 2;
+  data.regions[1].threads[0].closed_implicitly = 1;
+  const std::string text = RunFileText(data);
+  const nlohmann::json j = nlohmann::json::parse(text);
+  const nlohmann::json& zero = j["regions"][0]["threads"][0];
+  EXPECT_FALSE(zero.contains("recursive_calls")) << zero;
+  EXPECT_FALSE(zero.contains("unterminated")) << zero;
+  EXPECT_FALSE(zero.contains("closed_implicitly")) << zero;
+  const nlohmann::json& counted = j["regions"][1]["threads"][0];
+  EXPECT_EQ(counted["recursive_calls"], 2);
+  EXPECT_EQ(counted["closed_implicitly"], 1);
+  EXPECT_FALSE(counted.contains("unterminated"));
+  EXPECT_EQ(j, RunToJson(data));
+  const std::optional<RunData> scan = ScanRunText(text);
+  ASSERT_TRUE(scan.has_value()) << "the fast reader takes td's own files";
+  for (const auto& read : {RunFromText(text, "t"), absl::StatusOr<RunData>(*scan)}) {
+    ASSERT_TRUE(read.ok()) << read.status();
+    EXPECT_EQ(read->regions[1].threads[0].recursive_calls, 2u);
+    EXPECT_EQ(read->regions[1].threads[0].closed_implicitly, 1u);
+    EXPECT_EQ(read->regions[1].threads[0].unterminated, 0u);
+    EXPECT_EQ(read->regions[0].threads[0].recursive_calls, 0u);
+    EXPECT_EQ(RunToJson(*read), RunToJson(data));
+  }
+  // The same parts in a file that says 2: the zero counts must be there.
+  nlohmann::json two = j;
+  two["schema_version"] = 2;
+  const std::string two_text = two.dump();
+  absl::StatusOr<RunData> refused = RunFromText(two_text, "t");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("regions[0].threads[0]"), std::string::npos) << refused.status();
+  EXPECT_NE(refused.status().message().find("recursive_calls"), std::string::npos) << refused.status();
+  EXPECT_FALSE(ScanRunText(two_text).has_value()) << "the scan leaves a bad schema 2 file to the full reader";
+  for (auto& region : two["regions"]) {
+    for (auto& part : region["threads"]) {
+      for (const char* key : {"recursive_calls", "unterminated", "closed_implicitly"}) {
+        if (!part.contains(key)) part[key] = 0;
+      }
+    }
+  }
+  const std::string complete = two.dump();
+  absl::StatusOr<RunData> full = RunFromText(complete, "t");
+  ASSERT_TRUE(full.ok()) << full.status();
+  EXPECT_EQ(full->schema_version, 2);
+  EXPECT_EQ(full->regions[1].threads[0].recursive_calls, 2u);
+  const std::optional<RunData> scanned = ScanRunText(complete);
+  ASSERT_TRUE(scanned.has_value()) << "schema 2 files keep the fast reader";
+  EXPECT_EQ(RunToJson(*scanned), RunToJson(*full));
 }
 
 TEST(JsonReport, TheMarkerClockRoundTripsAndOlderFilesLackIt) {
