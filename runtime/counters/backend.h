@@ -75,6 +75,8 @@ struct Availability {
   std::string memory;            // how memory traffic is measured; "" = not measured
 };
 
+struct SoleUserRead;  // sole_user_read.h
+
 // Counters of one thread. Read() is the hot path.
 class ThreadCounters {
  public:
@@ -88,6 +90,11 @@ class ThreadCounters {
   // (the software group alone), that group's fd, and *bytes the size: the
   // markers then make that call themselves. -1 otherwise.
   virtual int SoleKernelRead(size_t* /*bytes*/) const { return -1; }
+  // When Read() is one group read in user space (rdpmc) and at most a
+  // task-clock copied from its time enabled, what the markers need to do
+  // that read inline (ReadSoleUserGroup); they call Read() when it cannot
+  // serve. Null otherwise. Lives as long as these counters.
+  virtual SoleUserRead* SoleUserGroup() { return nullptr; }
   // Groups that could not be opened on this thread (their words stay 0, so
   // they read as "not measured"), one line; empty when all opened.
   virtual std::string Unopened() const { return ""; }

@@ -14,6 +14,7 @@
 #include "runtime/counters/availability.h"
 #include "runtime/counters/event_spec.h"
 #include "runtime/counters/rdpmc_group.h"
+#include "runtime/counters/sole_user_read.h"
 
 namespace td {
 
@@ -98,7 +99,9 @@ class PerfThreadCounters final : public ThreadCounters {
         all_fds_(std::move(all_fds)),
         pages_(std::move(pages)),
         unmap_page_(unmap_page),
-        unopened_(std::move(unopened)) {}
+        unopened_(std::move(unopened)) {
+    offers_sole_user_read_ = DescribeSoleUserRead(&sole_user_read_);
+  }
   ~PerfThreadCounters() override {
     for (void* page : pages_) {
       if (unmap_page_ != nullptr) {
@@ -140,6 +143,7 @@ class PerfThreadCounters final : public ThreadCounters {
     *bytes = groups_[0].bytes;
     return groups_[0].leader_fd;
   }
+  SoleUserRead* SoleUserGroup() override { return offers_sole_user_read_ ? &sole_user_read_ : nullptr; }
   std::string Unopened() const override { return unopened_; }
   size_t mapped_groups() const override {
     return std::count_if(groups_.begin(), groups_.end(), [](const OpenedGroup& g) { return g.user != nullptr; });
@@ -147,7 +151,7 @@ class PerfThreadCounters final : public ThreadCounters {
   uint64_t user_reads() const override {
     uint64_t n = 0;
     for (const OpenedGroup& g : groups_) n += g.user ? g.user->user_reads() : 0;
-    return n;
+    return n + sole_user_read_.reads;
   }
   uint64_t fallback_reads() const override {
     uint64_t n = 0;
@@ -170,12 +174,48 @@ class PerfThreadCounters final : public ThreadCounters {
     }
   }
 
+  // The markers' inline read (sole_user_read.h), where Read() is one
+  // ordinary group read in user space and at most a task-clock copied from
+  // it, the members' counters have one width, and the instructions are the
+  // real ones or fakes that answer from memory.
+  bool DescribeSoleUserRead(SoleUserRead* out) const {
+    if (groups_.size() != 1 || groups_[0].user == nullptr || groups_[0].user->reads_metrics()) return false;
+    const RdpmcGroupReader& reader = *groups_[0].user;
+    const auto& pages = reader.pages();
+    if (pages.empty() || pages.size() > SoleUserRead::kMaxMembers) return false;
+    if (time_copies_.size() > 1 || (time_copies_.size() == 1 && time_copies_[0].source_offset != groups_[0].word_offset)) {
+      return false;
+    }
+    const uint16_t width = pages[0]->pmc_width;
+    if (width == 0 || width > 64) return false;
+    for (const volatile perf_event_mmap_page* page : pages) {
+      if (page->pmc_width != width) return false;
+    }
+    const UserReadHooks& hooks = reader.hooks();
+    const bool instructions = hooks.read_pmc == &ReadPmcInstruction && hooks.read_tsc == &ReadTscInstruction;
+    const bool fakes = hooks.pmc_values != nullptr && hooks.tsc_value != nullptr;
+    if (instructions ? !kUserCounterReadsBuilt : !fakes) return false;
+    for (size_t i = 0; i < pages.size(); ++i) out->pages[i] = pages[i];
+    out->members = static_cast<uint32_t>(pages.size());
+    out->shift = 64u - width;
+    out->group_word = static_cast<uint32_t>(groups_[0].word_offset);
+    if (!time_copies_.empty()) out->time_copy_word = static_cast<uint32_t>(time_copies_[0].word_offset);
+    if (!instructions) {
+      out->fake_pmc = hooks.pmc_values;
+      out->fake_pmc_count = hooks.pmc_count;
+      out->fake_tsc = hooks.tsc_value;
+    }
+    return true;
+  }
+
   std::vector<OpenedGroup> groups_;
   std::vector<TimeCopy> time_copies_;
   std::vector<int> all_fds_;
   std::vector<void*> pages_;
   void (*unmap_page_)(void*);
   std::string unopened_;
+  SoleUserRead sole_user_read_;
+  bool offers_sole_user_read_ = false;
 };
 
 class PerfEventBackend final : public CounterBackend {

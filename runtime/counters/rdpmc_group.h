@@ -39,6 +39,13 @@ struct UserReadHooks {
   ReadPmcFn read_pmc = &ReadPmcInstruction;
   ReadTscFn read_tsc = &ReadTscInstruction;
   ssize_t (*read_fd)(int fd, void* buffer, size_t bytes) = nullptr;  // nullptr: read(2)
+  // Fakes only: read_pmc's and read_tsc's answers as memory (counter i at
+  // pmc_values[i], i < pmc_count), so that the markers' inline read
+  // (sole_user_read.h) can use them in place of the instructions. Fakes
+  // without them leave the markers on RdpmcGroupReader.
+  const uint64_t* pmc_values = nullptr;
+  uint32_t pmc_count = 0;
+  const uint64_t* tsc_value = nullptr;
 };
 
 class RdpmcGroupReader {
@@ -51,6 +58,11 @@ class RdpmcGroupReader {
                    int leader_fd, UserReadHooks hooks);
 
   bool Read(uint64_t* block);
+
+  // Members' pages, leader first; the hooks; whether it is a PERF_METRICS group.
+  const std::vector<const volatile perf_event_mmap_page*>& pages() const { return pages_; }
+  const UserReadHooks& hooks() const { return hooks_; }
+  bool reads_metrics() const { return first_metric_ >= 0; }
 
   uint64_t user_reads() const { return user_reads_; }
   uint64_t kernel_reads() const { return kernel_reads_; }

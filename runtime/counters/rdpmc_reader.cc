@@ -49,28 +49,9 @@ bool ReadSample(const volatile perf_event_mmap_page* page, ReadPmcFn read_pmc, R
 
 }  // namespace
 
-uint64_t ReadPmcInstruction(uint32_t index) {
-#if defined(__x86_64__) || defined(__i386__)
-  uint32_t low = 0;
-  uint32_t high = 0;
-  asm volatile("rdpmc" : "=a"(low), "=d"(high) : "c"(index));
-  return (static_cast<uint64_t>(high) << 32) | low;
-#else
-  (void)index;
-  return 0;  // never called: kUserCounterReadsBuilt is false here
-#endif
-}
+uint64_t ReadPmcInstruction(uint32_t index) { return RdpmcNow(index); }
 
-uint64_t ReadTscInstruction() {
-#if defined(__x86_64__) || defined(__i386__)
-  uint32_t low = 0;
-  uint32_t high = 0;
-  asm volatile("rdtsc" : "=a"(low), "=d"(high));
-  return (static_cast<uint64_t>(high) << 32) | low;
-#else
-  return 0;
-#endif
-}
+uint64_t ReadTscInstruction() { return RdtscNow(); }
 
 bool ReadWithRdpmc(const volatile perf_event_mmap_page* page, ReadPmcFn read_pmc, RdpmcSample* sample,
                    int max_attempts) {

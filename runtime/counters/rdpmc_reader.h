@@ -14,6 +14,30 @@
 
 namespace td {
 
+// The two instructions, inline (x86; 0 elsewhere, where user reads are never
+// made: kUserCounterReadsBuilt).
+inline uint64_t RdpmcNow(uint32_t index) {
+#if defined(__x86_64__) || defined(__i386__)
+  uint32_t low = 0;
+  uint32_t high = 0;
+  asm volatile("rdpmc" : "=a"(low), "=d"(high) : "c"(index));
+  return (static_cast<uint64_t>(high) << 32) | low;
+#else
+  (void)index;
+  return 0;
+#endif
+}
+inline uint64_t RdtscNow() {
+#if defined(__x86_64__) || defined(__i386__)
+  uint32_t low = 0;
+  uint32_t high = 0;
+  asm volatile("rdtsc" : "=a"(low), "=d"(high));
+  return (static_cast<uint64_t>(high) << 32) | low;
+#else
+  return 0;
+#endif
+}
+
 // Reads hardware counter `index` (the page's index - 1). Injected in tests.
 using ReadPmcFn = uint64_t (*)(uint32_t index);
 // The x86 instruction itself; only call it when the page allows it.

@@ -42,11 +42,15 @@ void ThreadState::UseCounters(std::unique_ptr<ThreadCounters> counters) {
   size_t bytes = 0;
   sole_read_fd_ = counters_ != nullptr ? counters_->SoleKernelRead(&bytes) : -1;
   sole_read_bytes_ = static_cast<ssize_t>(bytes);
+  sole_user_ = counters_ != nullptr && sole_read_fd_ < 0 ? counters_->SoleUserGroup() : nullptr;
 }
 
 void ThreadState::ResetStorage(size_t words) {
   words_ = words;
-  if (words_ == 0) sole_read_fd_ = -1;
+  if (words_ == 0) {
+    sole_read_fd_ = -1;
+    sole_user_ = nullptr;
+  }
   nodes_.assign(1, NodeStats{});  // node 0: the thread itself
   child_of_.clear();
   node_words_.assign(2 * words_, 0);
@@ -473,6 +477,7 @@ void ThreadState::CloseOpenRegions(const char* when, bool own_thread) {
 void ThreadState::Retire() {
   CloseOpenRegions("thread exit");
   sole_read_fd_ = -1;  // the counters' fds close with them
+  sole_user_ = nullptr;
   counters_.reset();
   UpdateLimits();
   retired_ = true;

@@ -25,6 +25,7 @@
 #include "absl/types/span.h"
 #include "runtime/counters/backend.h"
 #include "runtime/counters/read_syscall.h"
+#include "runtime/counters/sole_user_read.h"
 #include "runtime/regions/marker_clock.h"
 #include "runtime/regions/region_registry.h"
 #include "td/td.h"
@@ -327,14 +328,11 @@ class ThreadState {
     regions_[region].open = 0;
     if constexpr (kFast) {
       ReadSoleGroup(scratch_.data());
-    } else {
-      ReadCounters(scratch_.data());
-    }
-    if constexpr (kFast) {
       // Word 0 of a group read is its event count: its delta is always 0.
       AddFewDeltas(NodeInclusive(frame.node) + 1, FrameStart(d) + 1, scratch_.data() + 1, words_ - 1);
     } else {
-      AddDeltas(NodeInclusive(frame.node), FrameStart(d), scratch_.data(), words_);
+      ReadCounters(scratch_.data());
+      AddFewDeltas(NodeInclusive(frame.node), FrameStart(d), scratch_.data(), words_);
     }
     if constexpr (kLeave) Leave();
   }
@@ -405,7 +403,7 @@ class ThreadState {
   // The marker clock: the TSC, or CLOCK_MONOTONIC ns (marker_clock.h).
   int64_t Now() const { return tsc_clock_ ? TscTicks() : MonotonicNs(); }
   uint64_t* FrameStart(size_t depth) { return frame_words_.data() + depth * words_; }
-  uint64_t* NodeInclusive(uint32_t node) { return node_words_.data() + node * 2 * words_; }
+  uint64_t* NodeInclusive(uint32_t node) { return node_words_.data() + size_t{node} * 2 * words_; }
   uint64_t* NodeMoved(uint32_t node) { return NodeInclusive(node) + words_; }
 
   // Snapshots are a handful of words. The restrict pointers spare the
@@ -415,8 +413,9 @@ class ThreadState {
 #pragma GCC unroll 2
     for (size_t i = 0; i < words; ++i) to[i] += end[i] - start[i];
   }
-  // Up to 8 words without a loop; the software group's 6 (its 4 events and
-  // two times; its count word is left out) without even the jump.
+  // Up to 16 words without a loop (a group of 8 and a task-clock copied from
+  // its time); the software group's 6 (its 4 events and two times; its
+  // count word is left out) without even the jump.
   __attribute__((always_inline)) static void AddFewDeltas(uint64_t* __restrict to, const uint64_t* __restrict start,
                                                           const uint64_t* __restrict end, size_t words) {
     if (__builtin_expect(words == 6, 1)) {
@@ -429,6 +428,14 @@ class ThreadState {
       return;
     }
     switch (words) {
+      case 16: to[15] += end[15] - start[15]; [[fallthrough]];
+      case 15: to[14] += end[14] - start[14]; [[fallthrough]];
+      case 14: to[13] += end[13] - start[13]; [[fallthrough]];
+      case 13: to[12] += end[12] - start[12]; [[fallthrough]];
+      case 12: to[11] += end[11] - start[11]; [[fallthrough]];
+      case 11: to[10] += end[10] - start[10]; [[fallthrough]];
+      case 10: to[9] += end[9] - start[9]; [[fallthrough]];
+      case 9: to[8] += end[8] - start[8]; [[fallthrough]];
       case 8: to[7] += end[7] - start[7]; [[fallthrough]];
       case 7: to[6] += end[6] - start[6]; [[fallthrough]];
       case 6: to[5] += end[5] - start[5]; [[fallthrough]];
@@ -441,19 +448,28 @@ class ThreadState {
       default: AddDeltas(to, start, end, words);
     }
   }
-  // The fast path's read: the one group, one read() (fast_).
+  // The fast path's read (fast_): the one group, one read().
   void ReadSoleGroup(uint64_t* snapshot) {
     if (__builtin_expect(ReadSyscall(sole_read_fd_, snapshot, sole_read_bytes_) != sole_read_bytes_, 0)) {
       ++read_failures_;
     }
   }
-  // One read() into the snapshot where the counters are one kernel-read
-  // group (the software group), else the backend's Read.
+  // The one group's pages read in user space (sole_user_), not through the
+  // backend's virtual Read and the group reader's hooks.
+  // Where that cannot serve (a page forbids a user read now, or the kernel
+  // updated one meanwhile), the group reader retries or read()s.
+  void ReadSoleUser(uint64_t* snapshot) {
+    if (__builtin_expect(ReadSoleUserGroup(*sole_user_, snapshot), 1)) return;
+    if (!counters_->Read(snapshot)) ++read_failures_;
+  }
+  // One of those where the counters are one such group; else the backend's
+  // Read. (The fast path is only the first: a test there for the second would
+  // cost the software group's markers more than the second gains.)
   void ReadCounters(uint64_t* snapshot) {
     if (sole_read_fd_ >= 0) {
-      if (__builtin_expect(ReadSyscall(sole_read_fd_, snapshot, sole_read_bytes_) != sole_read_bytes_, 0)) {
-        ++read_failures_;
-      }
+      ReadSoleGroup(snapshot);
+    } else if (sole_user_ != nullptr) {
+      ReadSoleUser(snapshot);
     } else if (words_ != 0 && !counters_->Read(snapshot)) {
       ++read_failures_;
     }
@@ -503,6 +519,7 @@ class ThreadState {
   std::unique_ptr<ThreadCounters> counters_;
   int sole_read_fd_ = -1;  // ThreadCounters::SoleKernelRead
   ssize_t sole_read_bytes_ = 0;
+  SoleUserRead* sole_user_ = nullptr;  // ThreadCounters::SoleUserGroup
   size_t words_;
   std::string counters_error_;
   RegionRegistry* registry_;

@@ -75,7 +75,18 @@ inline void* MapPage(int) {
 }
 inline void UnmapPage(void*) {}
 
-inline UserReadSeams Seams() { return UserReadSeams{&MapPage, &UnmapPage, UserReadHooks{&ReadPmc, &ReadTsc, &ReadGroup}}; }
+// `inline_reads`: the answers also as memory, so the markers read the pages
+// inline (sole_user_read.h) as on a PMU host; false keeps them on the group
+// reader's calls.
+inline UserReadSeams Seams(bool inline_reads = true) {
+  UserReadHooks hooks{&ReadPmc, &ReadTsc, &ReadGroup};
+  if (inline_reads) {
+    hooks.pmc_values = Pmu().pmc.data();
+    hooks.pmc_count = kCounters;
+    hooks.tsc_value = &Pmu().tsc;
+  }
+  return UserReadSeams{&MapPage, &UnmapPage, hooks};
+}
 
 // The software group, then one group of `events` hardware events.
 inline CounterLayout SoftwareAndHardwareGroup(int events) {

@@ -1,5 +1,6 @@
 // The real perf_event_open path, with the software group every Linux has.
 #include "runtime/counters/perf_event_backend.h"
+#include "runtime/counters/sole_user_read.h"
 
 #include <errno.h>
 #include <sys/mman.h>
@@ -212,14 +213,21 @@ TEST(TaskClockFromHardwareGroup, ReplacesTheSoftwareGroupWithTheHardwareGroupsTi
   EXPECT_EQ(none, 0u);
 }
 
+// The calling thread's counters for `layout` on the fake pages, user reads on
+// every group (the counters keep nothing of the backend).
+absl::StatusOr<std::unique_ptr<ThreadCounters>> OpenOnFakePages(const CounterLayout& layout,
+                                                                UserReadSeams seams = fake_pmu::Seams()) {
+  return MakePerfEventBackend(layout, Availability{}, &fake_pmu::Open, UserReads::kAlways, seams)
+      ->OpenForCurrentThread();
+}
+
 // The marker path of a PMU host, run on fake pages: a Level-1-sized group of
 // five hardware events read with (fake) rdpmc, task-clock from its time
 // enabled. Not one read() per pair, and every value is what the pages said.
 TEST(PerfEventBackendOnFakePages, MarkersMakeNoKernelReadAndCountWhatThePagesSay) {
   fake_pmu::Reset();
   const CounterLayout layout = TaskClockFromHardwareGroup(fake_pmu::SoftwareAndHardwareGroup(5));
-  auto backend = MakePerfEventBackend(layout, Availability{}, &fake_pmu::Open, UserReads::kAlways, fake_pmu::Seams());
-  auto counters = backend->OpenForCurrentThread();
+  auto counters = OpenOnFakePages(layout);
   ASSERT_TRUE(counters.ok()) << counters.status();
   ThreadCounters* raw = counters->get();
   size_t bytes = 0;
@@ -295,8 +303,7 @@ TEST(PerfEventBackendOnFakePages, TaskClockComesFromAnotherHardwareGroupWhenItsO
 TEST(PerfEventBackendOnFakePages, APageForbiddingUserReadsFallsBackToRead) {
   fake_pmu::Reset();
   const CounterLayout layout = TaskClockFromHardwareGroup(fake_pmu::SoftwareAndHardwareGroup(2));
-  auto backend = MakePerfEventBackend(layout, Availability{}, &fake_pmu::Open, UserReads::kAlways, fake_pmu::Seams());
-  auto counters = backend->OpenForCurrentThread();
+  auto counters = OpenOnFakePages(layout);
   ASSERT_TRUE(counters.ok()) << counters.status();
   std::vector<uint64_t> snapshot(layout.words);
   ASSERT_TRUE((*counters)->Read(snapshot.data()));
@@ -304,6 +311,98 @@ TEST(PerfEventBackendOnFakePages, APageForbiddingUserReadsFallsBackToRead) {
   EXPECT_FALSE((*counters)->Read(snapshot.data())) << "the fake read() fails";
   EXPECT_EQ(fake_pmu::Pmu().kernel_reads, 1u);
   EXPECT_EQ((*counters)->fallback_reads(), 1u);
+}
+
+// The markers read a sole user-read group inline (sole_user_read.h): word
+// for word what the group reader gives for the same pages, a counter that
+// wrapped at its width included.
+TEST(PerfEventBackendOnFakePages, TheInlineReadGivesWhatTheGroupReaderGives) {
+  fake_pmu::Reset();
+  const CounterLayout layout = TaskClockFromHardwareGroup(fake_pmu::SoftwareAndHardwareGroup(5));
+  auto counters = OpenOnFakePages(layout);
+  ASSERT_TRUE(counters.ok()) << counters.status();
+  SoleUserRead* sole = (*counters)->SoleUserGroup();
+  ASSERT_NE(sole, nullptr);
+  EXPECT_EQ(sole->members, 5u);
+  EXPECT_EQ(sole->shift, 16u) << "48-bit counters";
+  EXPECT_EQ(sole->group_word, 4u);
+  EXPECT_EQ(sole->time_copy_word, 0u);
+  fake_pmu::State& pmu = fake_pmu::Pmu();
+  pmu.pmc[2] = (uint64_t{1} << 48) - 10;  // -10 as a 48-bit counter
+  pmu.pages[2].offset = 100;
+  pmu.pages[4].offset = -7;
+  for (uint64_t ns : {0, 1, 999, 123456}) {
+    fake_pmu::Advance(ns);
+    std::vector<uint64_t> inline_words(layout.words, ~uint64_t{0});
+    std::vector<uint64_t> reader_words(layout.words, 0);
+    ASSERT_TRUE(ReadSoleUserGroup(*sole, inline_words.data()));
+    ASSERT_TRUE((*counters)->Read(reader_words.data()));
+    EXPECT_EQ(inline_words, reader_words) << "after " << ns << " ns";
+  }
+  std::vector<uint64_t> words(layout.words);
+  ASSERT_TRUE(ReadSoleUserGroup(*sole, words.data()));
+  const uint64_t since_start = 1 + 999 + 123456;
+  EXPECT_EQ(words[4], 5u) << "the group's event count";
+  EXPECT_EQ(words[5], 1000 + since_start) << "time enabled brought up to the TSC";
+  EXPECT_EQ(words[0], 1u);
+  EXPECT_EQ(words[1], words[5]) << "task-clock: the group's time enabled";
+  EXPECT_EQ(words[3], words[5]);
+  EXPECT_EQ(words[7], 1 * since_start);
+  EXPECT_EQ(words[9], static_cast<uint64_t>(100 - 10 + 3 * static_cast<int64_t>(since_start))) << "sign-extended";
+  EXPECT_EQ(words[11], 5 * since_start - 7);
+  EXPECT_EQ(sole->reads, 5u);
+  EXPECT_EQ((*counters)->user_reads(), 5u + 4u) << "the inline reads count as user reads";
+  EXPECT_EQ(pmu.kernel_reads, 0u);
+}
+
+// Where a page forbids a user read, the markers' inline read leaves it to
+// the group reader (which read()s: the fake's read() fails and says so).
+TEST(PerfEventBackendOnFakePages, TheMarkersInlineReadFallsBackWhenAPageForbidsIt) {
+  fake_pmu::Reset();
+  const CounterLayout layout = TaskClockFromHardwareGroup(fake_pmu::SoftwareAndHardwareGroup(3));
+  auto counters = OpenOnFakePages(layout);
+  ASSERT_TRUE(counters.ok()) << counters.status();
+  ThreadCounters* raw = counters->get();
+  ASSERT_NE(raw->SoleUserGroup(), nullptr);
+  RegionRegistry registry;
+  ThreadState state(0, 1, *std::move(counters), layout.words, "", &registry);
+  td_site site{"pair", "test.cc", 1, 0, 0};
+  const uint32_t region = registry.IdForSite(&site);
+  state.Begin(region, &site);
+  state.End(region, &site);
+  EXPECT_EQ(raw->user_reads(), 2u);
+  EXPECT_TRUE(state.counters_measured());
+  fake_pmu::Pmu().pages[2].index = 0;  // the last member is off its counter
+  state.Begin(region, &site);
+  EXPECT_EQ(fake_pmu::Pmu().kernel_reads, 1u);
+  EXPECT_EQ(raw->fallback_reads(), 1u);
+  EXPECT_EQ(raw->user_reads(), 2u);
+  EXPECT_FALSE(state.counters_measured()) << "the failed read() is counted";
+  fake_pmu::Pmu().pages[2].capabilities = 0;  // and no user rdpmc at all
+  fake_pmu::Pmu().pages[2].index = 3;
+  state.End(region, &site);
+  EXPECT_EQ(fake_pmu::Pmu().kernel_reads, 2u);
+}
+
+// The inline read is offered only where it reads exactly what Read() would.
+TEST(PerfEventBackendOnFakePages, TheInlineReadIsOfferedOnlyWhereItApplies) {
+  const auto sole_of = [](const CounterLayout& layout, UserReadSeams seams) -> bool {
+    auto counters = OpenOnFakePages(layout, seams);
+    return counters.ok() && (*counters)->SoleUserGroup() != nullptr;
+  };
+  const CounterLayout one_group = TaskClockFromHardwareGroup(fake_pmu::SoftwareAndHardwareGroup(4));
+  fake_pmu::Reset();
+  EXPECT_TRUE(sole_of(one_group, fake_pmu::Seams()));
+  fake_pmu::Reset();
+  EXPECT_FALSE(sole_of(one_group, fake_pmu::Seams(/*inline_reads=*/false))) << "fakes that answer only by call";
+  fake_pmu::Reset();
+  fake_pmu::Pmu().pages[1].pmc_width = 40;
+  EXPECT_FALSE(sole_of(one_group, fake_pmu::Seams())) << "members of different widths";
+  fake_pmu::Reset();
+  EXPECT_FALSE(sole_of(fake_pmu::SoftwareAndHardwareGroup(4), fake_pmu::Seams())) << "the software group too";
+  fake_pmu::Reset();
+  EXPECT_FALSE(sole_of(TaskClockFromHardwareGroup(fake_pmu::SoftwareAndHardwareGroup(9)), fake_pmu::Seams()))
+      << "more members than the inline read takes";
 }
 
 }  // namespace
