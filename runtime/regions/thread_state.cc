@@ -72,7 +72,9 @@ void ThreadState::Grow(uint32_t region) {
 
 void ThreadState::UpdateLimits() {
   fast_ = tsc_clock_ && sole_read_fd_ >= 0 && words_ >= 1 && counters_ != nullptr;
+  user_fast_ = tsc_clock_ && sole_user_ != nullptr && words_ >= 1 && counters_ != nullptr;
   frame_limit_ = tracing_ || !fast_ ? 0 : frames_.size();
+  user_frame_limit_ = tracing_ || !user_fast_ ? 0 : frames_.size();
   region_limit_ = static_cast<uint32_t>(std::min<size_t>(regions_.size(), UINT32_MAX));
 }
 
@@ -166,11 +168,11 @@ uint32_t ThreadState::Registered(uint32_t region, const td_site* site) {
 
 void ThreadState::BeginGeneral(uint32_t region, const td_site* site) {
   region = Registered(region, site);
-  if (region != kUnregistered) BeginImpl<false, false>(region, site);
+  if (region != kUnregistered) BeginImpl<false, Path::kGeneral>(region, site);
 }
 void ThreadState::EndGeneral(uint32_t region, const td_site* site) {
   region = Registered(region, site);
-  if (region != kUnregistered) EndImpl<false, false>(region, site);
+  if (region != kUnregistered) EndImpl<false, Path::kGeneral>(region, site);
 }
 ThreadState::~ThreadState() { ReleaseTrace(); }
 

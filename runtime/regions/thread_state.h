@@ -119,16 +119,16 @@ class ThreadState {
   // (the C entry points' hot path) end it themselves, so that their uncommon
   // paths are tail calls and the common one needs no stack frame.
   __attribute__((always_inline)) void Begin(uint32_t region, const td_site* site) {
-    BeginImpl<false, true>(region, site);
+    BeginImpl<false, Path::kSyscall>(region, site);
   }
   __attribute__((always_inline)) void End(uint32_t region, const td_site* site) {
-    EndImpl<false, true>(region, site);
+    EndImpl<false, Path::kSyscall>(region, site);
   }
   __attribute__((always_inline)) void BeginAndLeave(uint32_t region, const td_site* site) {
-    BeginImpl<true, true>(region, site);
+    BeginImpl<true, Path::kSyscall>(region, site);
   }
   __attribute__((always_inline)) void EndAndLeave(uint32_t region, const td_site* site) {
-    EndImpl<true, true>(region, site);
+    EndImpl<true, Path::kSyscall>(region, site);
   }
   static constexpr uint32_t kUnregistered = UINT32_MAX;  // a site's id - 1 before it has one
   // The marker is done: what it wrote is published to a finalize that waits.
@@ -188,6 +188,8 @@ class ThreadState {
   void set_openmp_thread(int number) { openmp_thread_ = number; }
   // Markers take the fast path: one read() of one group, the TSC clock.
   bool fast_path() const { return fast_; }
+  // Markers take the user-read form: one group read in user space (rdpmc), the TSC clock.
+  bool user_read_path() const { return user_fast_; }
   bool counters_measured() const { return words_ != 0 && read_failures_ == 0; }
   const std::string& counters_error() const { return counters_error_; }
   uint64_t read_failures() const { return read_failures_; }
@@ -247,7 +249,8 @@ class ThreadState {
     return key;
   }
   static void SetFrameKey(Frame* frame, uint64_t key) { std::memcpy(&frame->region, &key, sizeof key); }
-  // Keys of frames begun by BeginImpl<…, kFast>: measured or not (TD_SAMPLE),
+  // Keys of frames begun by BeginImpl<…, Path::kSyscall> (kFast) or the other
+  // forms (their fast byte is 0): measured or not (TD_SAMPLE),
   // never recursive or traced.
   template <bool kFast>
   static uint64_t OrdinaryKey(uint32_t region) {
@@ -260,31 +263,43 @@ class ThreadState {
   // What the frame's fast flag does not change.
   static uint64_t WithoutFast(uint64_t key) { return key & ~(uint64_t{0xff} << 56); }
 
-  // The common BEGIN and END. kFast: the thread's only counters are one
-  // group read with one read() and the clock is the TSC (fast_), so the
-  // marker makes no call and needs no stack frame; frame_limit_ is 0
-  // otherwise and while tracing, and such markers take the general form
-  // (kFast false) out of line, which handles the rest.
-  template <bool kLeave, bool kFast>
+  // The forms of the common BEGIN and END, by how the counters are read:
+  //  kSyscall: the thread's only counters are one group read with one read()
+  //    and the clock is the TSC (fast_). The marker makes no call and needs
+  //    no stack frame. frame_limit_ is 0 otherwise and while tracing, and
+  //    such markers miss (BeginSyscallMiss, EndSyscallMiss) and try kUser,
+  //    out of line: a test for it here would cost this form, the software
+  //    group's, more than kUser gains from it.
+  //  kUser: the thread's only counters are one group read in user space
+  //    (sole_user_, rdpmc) and the clock is the TSC; user_frame_limit_ is 0
+  //    otherwise and while tracing.
+  //  kGeneral: the rest (BeginGeneral, EndGeneral), out of line.
+  // Where a form cannot open or close a frame, kGeneral does; where kGeneral
+  // cannot, the *Unusual functions do.
+  enum class Path { kGeneral, kSyscall, kUser };
+  template <bool kLeave, Path kPath>
   __attribute__((always_inline)) void BeginImpl(uint32_t region, const td_site* site) {
     const size_t depth = depth_;
-    if (kFast ? region >= region_limit_ || depth >= frame_limit_
-              : region >= regions_.size() || depth >= frames_.size() || tracing_) {
-      return OffPath<kLeave, kFast ? &ThreadState::BeginGeneral : &ThreadState::BeginUnusual>(region, site);
+    bool miss;
+    if constexpr (kPath == Path::kSyscall) {
+      miss = region >= region_limit_ || depth >= frame_limit_;
+    } else if constexpr (kPath == Path::kUser) {
+      miss = region >= region_limit_ || depth >= user_frame_limit_;
+    } else {
+      miss = region >= regions_.size() || depth >= frames_.size() || tracing_;
     }
+    if (miss) return BeginMiss<kLeave, kPath>(region, site);
     RegionSlot& slot = regions_[region];
     const uint32_t parent = top_node_;
     const uint32_t node = slot.last_node;  // 0 (parent kNone) when none yet
     NodeStats& stats = nodes_[node];
-    if (__builtin_expect(slot.open != 0 || stats.parent != parent, 0)) {
-      return OffPath<kLeave, kFast ? &ThreadState::BeginGeneral : &ThreadState::BeginUnusual>(region, site);
-    }
+    if (__builtin_expect(slot.open != 0 || stats.parent != parent, 0)) return BeginMiss<kLeave, kPath>(region, site);
     slot.open = 1;
     ++stats.calls;
     Frame& frame = frames_[depth];
     frame.node = node;
     frame.parent_node = parent;
-    SetFrameKey(&frame, OrdinaryKey<kFast>(region));  // region and flags in one store
+    SetFrameKey(&frame, OrdinaryKey<kPath == Path::kSyscall>(region));  // region and flags in one store
     frame.site = site;
     top_node_ = node;
     depth_ = depth + 1;
@@ -292,8 +307,11 @@ class ThreadState {
       frame.measured = false;
     } else {
       // Counters first, clock last: td's own reads stay outside the region.
-      if constexpr (kFast) {
+      if constexpr (kPath == Path::kSyscall) {
         ReadSoleGroup(FrameStart(depth));
+        frame.start_ticks = TscTicks();
+      } else if constexpr (kPath == Path::kUser) {
+        ReadSoleUserInline(FrameStart(depth));
         frame.start_ticks = TscTicks();
       } else {
         ReadCounters(FrameStart(depth));
@@ -302,14 +320,13 @@ class ThreadState {
     }
     if constexpr (kLeave) Leave();
   }
-  template <bool kLeave, bool kFast>
+  template <bool kLeave, Path kPath>
   __attribute__((always_inline)) void EndImpl(uint32_t region, const td_site* site) {
     const size_t depth = depth_;
-    if (__builtin_expect(depth == 0, 0)) {
-      return OffPath<kLeave, kFast ? &ThreadState::EndGeneral : &ThreadState::EndUnusual>(region, site);
-    }
+    if (__builtin_expect(depth == 0, 0)) return EndMiss<kLeave, kPath>(region, site);
     const size_t d = depth - 1;
     const Frame& frame = frames_[d];
+    constexpr bool kFast = kPath == Path::kSyscall;
     const uint64_t key = kFast ? FrameKey(frame) : WithoutFast(FrameKey(frame));
     if (__builtin_expect(key != OrdinaryKey<kFast>(region), 0)) {
       if (key == UnreadKey<kFast>(region)) {  // TD_SAMPLE: a call counted, not read
@@ -317,29 +334,58 @@ class ThreadState {
         if constexpr (kLeave) Leave();
         return;
       }
-      return OffPath<kLeave, kFast ? &ThreadState::EndGeneral : &ThreadState::EndUnusual>(region, site);
+      return EndMiss<kLeave, kPath>(region, site);
     }
     // The common close: the deltas go to this node's inclusive values only.
     // Clock first, counters last (the time is added before the read, so that
     // nothing needs keeping across it).
-    nodes_[frame.node].wall_inclusive_ticks += (kFast ? TscTicks() : Now()) - frame.start_ticks;
+    nodes_[frame.node].wall_inclusive_ticks += (kPath != Path::kGeneral ? TscTicks() : Now()) - frame.start_ticks;
     depth_ = d;
     top_node_ = frame.parent_node;
     regions_[region].open = 0;
-    if constexpr (kFast) {
-      ReadSoleGroup(scratch_.data());
-      // Word 0 of a group read is its event count: its delta is always 0.
-      AddFewDeltas(NodeInclusive(frame.node) + 1, FrameStart(d) + 1, scratch_.data() + 1, words_ - 1);
-    } else {
+    if constexpr (kPath == Path::kGeneral) {
       ReadCounters(scratch_.data());
       AddFewDeltas(NodeInclusive(frame.node), FrameStart(d), scratch_.data(), words_);
+    } else {
+      if constexpr (kPath == Path::kSyscall) {
+        ReadSoleGroup(scratch_.data());
+      } else {
+        ReadSoleUserInline(scratch_.data());
+      }
+      // Word 0 of a snapshot of one group is a count of events, or a derived
+      // task-clock's 1: its delta is always 0.
+      AddFewDeltas(NodeInclusive(frame.node) + 1, FrameStart(d) + 1, scratch_.data() + 1, words_ - 1);
     }
     if constexpr (kLeave) Leave();
   }
-  // Where the fast form cannot open or close a frame, the general one is
-  // tried (BeginGeneral, EndGeneral); where the general one cannot, the
-  // *Unusual functions do it. With kLeave through ThenLeave, out of line, so
-  // that the hot path's call is a tail call.
+  template <bool kLeave, Path kPath>
+  __attribute__((always_inline)) void BeginMiss(uint32_t region, const td_site* site) {
+    if constexpr (kPath == Path::kSyscall) {
+      BeginSyscallMiss<kLeave>(region, site);
+    } else {
+      OffPath<kLeave, kPath == Path::kUser ? &ThreadState::BeginGeneral : &ThreadState::BeginUnusual>(region, site);
+    }
+  }
+  template <bool kLeave, Path kPath>
+  __attribute__((always_inline)) void EndMiss(uint32_t region, const td_site* site) {
+    if constexpr (kPath == Path::kSyscall) {
+      EndSyscallMiss<kLeave>(region, site);
+    } else {
+      OffPath<kLeave, kPath == Path::kUser ? &ThreadState::EndGeneral : &ThreadState::EndUnusual>(region, site);
+    }
+  }
+  template <bool kLeave>
+  __attribute__((noinline)) void BeginSyscallMiss(uint32_t region, const td_site* site) {
+    if (user_frame_limit_ != 0) return BeginImpl<kLeave, Path::kUser>(region, site);
+    OffPath<kLeave, &ThreadState::BeginGeneral>(region, site);
+  }
+  template <bool kLeave>
+  __attribute__((noinline)) void EndSyscallMiss(uint32_t region, const td_site* site) {
+    if (user_frame_limit_ != 0) return EndImpl<kLeave, Path::kUser>(region, site);
+    OffPath<kLeave, &ThreadState::EndGeneral>(region, site);
+  }
+  // The general form and the *Unusual functions, with kLeave through
+  // ThenLeave, out of line, so that the hot path's call is a tail call.
   using MarkerForm = void (ThreadState::*)(uint32_t region, const td_site* site);
   template <bool kLeave, MarkerForm kForm>
   void OffPath(uint32_t region, const td_site* site) {
@@ -458,13 +504,13 @@ class ThreadState {
   // backend's virtual Read and the group reader's hooks.
   // Where that cannot serve (a page forbids a user read now, or the kernel
   // updated one meanwhile), the group reader retries or read()s.
-  void ReadSoleUser(uint64_t* snapshot) {
+  // Inline in the kUser forms (out of line themselves), a call elsewhere.
+  __attribute__((always_inline)) void ReadSoleUserInline(uint64_t* snapshot) {
     if (__builtin_expect(ReadSoleUserGroup(*sole_user_, snapshot), 1)) return;
     if (!counters_->Read(snapshot)) ++read_failures_;
   }
-  // One of those where the counters are one such group; else the backend's
-  // Read. (The fast path is only the first: a test there for the second would
-  // cost the software group's markers more than the second gains.)
+  __attribute__((noinline)) void ReadSoleUser(uint64_t* snapshot) { ReadSoleUserInline(snapshot); }
+  // One of those where the counters are one such group; else the backend's Read.
   void ReadCounters(uint64_t* snapshot) {
     if (sole_read_fd_ >= 0) {
       ReadSoleGroup(snapshot);
@@ -534,7 +580,10 @@ class ThreadState {
   size_t depth_ = 0;
   // fast_: one group read with one read() (sole_read_fd_) and the TSC clock.
   bool fast_ = false;
+  // user_fast_: one group read in user space (sole_user_) and the TSC clock.
+  bool user_fast_ = false;
   size_t frame_limit_ = 0;     // frames_.size(), or 0 while tracing or not fast_: BEGIN's test for all
+  size_t user_frame_limit_ = 0;  // the same for Path::kUser
   uint32_t region_limit_ = 0;  // regions_.size()
   uint32_t top_node_ = 0;      // the innermost open frame's node; 0 (the thread) when none
   bool tracing_ = false;       // !trace_.empty()

@@ -384,6 +384,80 @@ TEST(PerfEventBackendOnFakePages, TheMarkersInlineReadFallsBackWhenAPageForbidsI
   EXPECT_EQ(fake_pmu::Pmu().kernel_reads, 2u);
 }
 
+// The markers' user-read form (ThreadState Path::kUser) against the general
+// form through the group reader, on the same fake pages and the same
+// sequence: nesting, recursion, a region entered from two parents, tracing
+// switched on and off in the middle (the general form takes over), TD_SAMPLE.
+// Every count and call is the same.
+struct FormRun {
+  bool user_form = false;
+  std::vector<uint64_t> calls;
+  NodeTotals totals;
+};
+
+FormRun RunMarkerSequence(bool inline_reads, uint32_t sample_every) {
+  fake_pmu::Reset();
+  const CounterLayout layout = TaskClockFromHardwareGroup(fake_pmu::SoftwareAndHardwareGroup(5));
+  auto counters = OpenOnFakePages(layout, fake_pmu::Seams(inline_reads));
+  EXPECT_TRUE(counters.ok()) << counters.status();
+  RegionRegistry registry;
+  ThreadState state(0, 1, *std::move(counters), layout.words, "", &registry);
+  state.set_sample_every(sample_every);
+  FormRun run;
+  run.user_form = state.user_read_path();
+  td_site outer_site{"outer", "test.cc", 1, 0, 0};
+  td_site inner_site{"inner", "test.cc", 2, 0, 0};
+  const uint32_t outer = registry.IdForSite(&outer_site);
+  const uint32_t inner = registry.IdForSite(&inner_site);
+  for (uint64_t i = 0; i < 300; ++i) {
+    if (i == 100) state.EnableTrace(64);
+    if (i == 200) state.EnableTrace(0);
+    fake_pmu::Advance(10);
+    state.Begin(outer, &outer_site);
+    fake_pmu::Advance(100);
+    state.Begin(inner, &inner_site);
+    fake_pmu::Advance(i % 13 + 1);
+    state.End(inner, &inner_site);
+    if (i % 7 == 0) {
+      state.Begin(outer, &outer_site);  // recursion
+      fake_pmu::Advance(5);
+      state.End(outer, &outer_site);
+    }
+    state.End(outer, &outer_site);
+    if (i % 11 == 0) {
+      state.Begin(inner, &inner_site);  // the same region at the top level
+      fake_pmu::Advance(3);
+      state.End(inner, &inner_site);
+    }
+  }
+  EXPECT_EQ(fake_pmu::Pmu().kernel_reads, 0u);
+  for (const NodeStats& node : state.nodes()) run.calls.push_back(node.calls);
+  run.totals = state.ComputeTotals();
+  return run;
+}
+
+TEST(PerfEventBackendOnFakePages, TheUserReadFormCountsWhatTheGeneralFormCounts) {
+  std::string no_tsc;
+  const bool tsc = ChooseMarkerClock(true, &no_tsc) == MarkerClock::kTsc;  // the user-read form's clock
+  struct Restore {
+    ~Restore() { ChooseMarkerClock(false, nullptr); }
+  } restore;
+  for (uint32_t sample_every : {1u, 3u}) {
+    const FormRun user = RunMarkerSequence(true, sample_every);
+    const FormRun general = RunMarkerSequence(false, sample_every);
+    EXPECT_FALSE(general.user_form);
+    EXPECT_EQ(user.calls, general.calls) << "TD_SAMPLE=" << sample_every;
+    EXPECT_EQ(user.totals.inclusive_words, general.totals.inclusive_words) << "TD_SAMPLE=" << sample_every;
+    EXPECT_EQ(user.totals.exclusive_words, general.totals.exclusive_words) << "TD_SAMPLE=" << sample_every;
+    ASSERT_EQ(user.calls.size(), 4u) << "the thread, outer, outer/inner, inner";
+    EXPECT_EQ(user.calls[1], 300u + 43u);
+    const size_t words = user.totals.inclusive_words.size() / user.calls.size();
+    EXPECT_GT(user.totals.inclusive_words[1 * words + 7], 0u) << "outer counted its first event";
+    EXPECT_EQ(user.user_form, tsc);
+    if (!tsc) GTEST_SKIP() << "compared the general form with itself: the user-read form needs the TSC clock: " << no_tsc;
+  }
+}
+
 // The inline read is offered only where it reads exactly what Read() would.
 TEST(PerfEventBackendOnFakePages, TheInlineReadIsOfferedOnlyWhereItApplies) {
   const auto sole_of = [](const CounterLayout& layout, UserReadSeams seams) -> bool {
