@@ -39,7 +39,11 @@ for file in files:
               f"{file}: {mine['path']}: calls differ from the recording's threads")
         check([t["calls"] for t in mine["per_thread"]] == [t["calls"] for t in recorded["threads"]],
               f"{file}: {mine['path']}: per-thread calls differ")
-        # Raw deltas keyed by event whatever the file's schema (1: keyed, 2: lists).
+        # Every entry has the counts a schema 3 file leaves out when 0, as the recording says.
+        for t, rt in zip(mine["per_thread"], recorded["threads"]):
+            for key in ("recursive_calls", "unterminated", "closed_implicitly"):
+                check(t[key] == rt.get(key, 0), f"{file}: {mine['path']}: thread {t['thread']} {key} {t.get(key)!r}")
+        # Raw deltas keyed by event whatever the file's schema (1: keyed, 2 and 3: lists).
         names = [e["name"] for e in recording["events"]]
         for t, rt in zip(mine["per_thread"], recorded["threads"]):
             want = rt.get("counters")

@@ -80,7 +80,7 @@ def _counter_keys(events):
 
 def _thread_counters(t, keys):
     """A thread's raw deltas keyed by event, {event: {"inclusive", "exclusive"}}, from
-    either layout (schema 2: lists in the order of "events"; 1: already keyed); None
+    either layout (schemas 2 and 3: lists in the order of "events"; 1: already keyed); None
     when the thread was not measured."""
     if "counters" in t:
         return t["counters"]
@@ -106,8 +106,13 @@ def _sum_counters(threads):
     return total
 
 
+# Counts that schema 3 leaves out of a thread's entry when they are 0.
+_ZERO_WHEN_ABSENT = {"recursive_calls": 0, "unterminated": 0, "closed_implicitly": 0}
+
+
 def _region(recorded, analysed, by_index, tids, keys):
-    threads = [dict(t, counters=_thread_counters(t, keys)) for t in recorded.get("threads", [])]
+    threads = [{**_ZERO_WHEN_ABSENT, **t, "counters": _thread_counters(t, keys)}
+               for t in recorded.get("threads", [])]
     topdown = analysed.get("inclusive")
     tree = topdown.get("tree", []) if topdown else []
     parent = recorded.get("parent", -1)
@@ -123,9 +128,9 @@ def _region(recorded, analysed, by_index, tids, keys):
         "threads": analysed.get("threads"),
         "wall_inclusive_ns": analysed.get("wall_inclusive_ns"),
         "wall_exclusive_ns": analysed.get("wall_exclusive_ns"),
-        "recursive_calls": sum(t.get("recursive_calls", 0) for t in threads),
-        "unterminated": sum(t.get("unterminated", 0) for t in threads),
-        "closed_implicitly": sum(t.get("closed_implicitly", 0) for t in threads),
+        "recursive_calls": sum(t["recursive_calls"] for t in threads),
+        "unterminated": sum(t["unterminated"] for t in threads),
+        "closed_implicitly": sum(t["closed_implicitly"] for t in threads),
         "software": analysed.get("software", {}),
         "counters": _sum_counters(threads),
         "per_thread": [dict(t, tid=tids.get(t.get("thread"))) for t in threads],
