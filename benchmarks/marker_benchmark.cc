@@ -108,7 +108,7 @@ BENCHMARK(BM_PapiHighLevelPair);
 
 // td's marker path of a PMU host with rdpmc, on fake pages: a group of five
 // hardware events and task-clock from its time enabled, no kernel read. The
-// fake's rdpmc is a function call where the real one is an instruction.
+// fake's rdpmc is a load where the real one is an instruction.
 void BM_MarkerPairOnFakeRdpmcPages(benchmark::State& state) {
   td::fake_pmu::Reset();
   const td::CounterLayout layout = td::TaskClockFromHardwareGroup(td::fake_pmu::SoftwareAndHardwareGroup(5));

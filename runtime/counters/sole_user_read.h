@@ -87,7 +87,8 @@ __attribute__((always_inline)) inline bool Member(const Fixed& f, const volatile
   uint64_t raw;
   if (!Counter<kFake>(f, index - 1, &raw)) return false;
   const int64_t offset = page->offset;
-  CompilerBarrier();
+  // The counter is an operand: the barrier orders its read before the lock's.
+  asm volatile("" : "+r"(raw)::"memory");
   if (page->lock != sequence) return false;
   *count = static_cast<uint64_t>(offset + (static_cast<int64_t>(raw << f.shift) >> f.shift));
   return true;

@@ -358,6 +358,11 @@ TEST(PerfEventBackendOnFakePages, TheInlineReadGivesWhatTheGroupReaderGives) {
 // Where a page forbids a user read, the markers' inline read leaves it to
 // the group reader (which read()s: the fake's read() fails and says so).
 TEST(PerfEventBackendOnFakePages, TheMarkersInlineReadFallsBackWhenAPageForbidsIt) {
+  std::string no_tsc;
+  const bool tsc = ChooseMarkerClock(true, &no_tsc) == MarkerClock::kTsc;  // the markers' user-read form
+  struct Restore {
+    ~Restore() { ChooseMarkerClock(false, nullptr); }
+  } restore;
   fake_pmu::Reset();
   const CounterLayout layout = TaskClockFromHardwareGroup(fake_pmu::SoftwareAndHardwareGroup(3));
   auto counters = OpenOnFakePages(layout);
@@ -366,6 +371,7 @@ TEST(PerfEventBackendOnFakePages, TheMarkersInlineReadFallsBackWhenAPageForbidsI
   ASSERT_NE(raw->SoleUserGroup(), nullptr);
   RegionRegistry registry;
   ThreadState state(0, 1, *std::move(counters), layout.words, "", &registry);
+  EXPECT_EQ(state.user_read_path(), tsc) << no_tsc;
   td_site site{"pair", "test.cc", 1, 0, 0};
   const uint32_t region = registry.IdForSite(&site);
   state.Begin(region, &site);
@@ -410,12 +416,15 @@ FormRun RunMarkerSequence(bool inline_reads, uint32_t sample_every) {
   const uint32_t outer = registry.IdForSite(&outer_site);
   const uint32_t inner = registry.IdForSite(&inner_site);
   for (uint64_t i = 0; i < 300; ++i) {
-    if (i == 100) state.EnableTrace(64);
-    if (i == 200) state.EnableTrace(0);
+    // A member whose index the inline read refuses (past the fakes'
+    // counters): the group reader serves those reads, reading counter 0.
+    fake_pmu::Pmu().pages[3].index = i >= 150 && i < 160 ? fake_pmu::kCounters + 1 : 4;
     fake_pmu::Advance(10);
     state.Begin(outer, &outer_site);
+    if (i == 100) state.EnableTrace(64);  // with outer open: its END comes while tracing
     fake_pmu::Advance(100);
     state.Begin(inner, &inner_site);
+    if (i == 200) state.EnableTrace(0);  // with a traced frame open: closed after tracing stopped
     fake_pmu::Advance(i % 13 + 1);
     state.End(inner, &inner_site);
     if (i % 7 == 0) {
@@ -462,7 +471,11 @@ TEST(PerfEventBackendOnFakePages, TheUserReadFormCountsWhatTheGeneralFormCounts)
 TEST(PerfEventBackendOnFakePages, TheInlineReadIsOfferedOnlyWhereItApplies) {
   const auto sole_of = [](const CounterLayout& layout, UserReadSeams seams) -> bool {
     auto counters = OpenOnFakePages(layout, seams);
-    return counters.ok() && (*counters)->SoleUserGroup() != nullptr;
+    if (!counters.ok()) {
+      ADD_FAILURE() << "the counters did not open: " << counters.status();
+      return false;
+    }
+    return (*counters)->SoleUserGroup() != nullptr;
   };
   const CounterLayout one_group = TaskClockFromHardwareGroup(fake_pmu::SoftwareAndHardwareGroup(4));
   fake_pmu::Reset();

@@ -78,7 +78,7 @@ TEST(RunFileScan, DecodesTdsOwnFilesAsTheFullReaderDoes) {
   }
   // The recordings in tests/data that are run files (the real runtime's
   // among them) are schema 1: the scan leaves them to the full reader, and
-  // written again they are schema 2 files that the scan takes.
+  // written again they are files of the current schema that the scan takes.
   size_t read = 0;
   for (const auto& entry : std::filesystem::directory_iterator(TD_TEST_DATA_DIR)) {
     if (entry.path().extension() != ".json") continue;
@@ -130,6 +130,10 @@ TEST(RunFileScan, AgreesWithTheFullReaderOnEveryValueOfEveryField) {
   for (const auto& [key, value] : base["regions"][0]["threads"][0].items()) {
     fields.emplace_back("/regions/0/threads/0/" + key);
   }
+  // Counts a part leaves out when 0 (schema 3): the mutations add them.
+  for (const char* count : {"recursive_calls", "unterminated", "closed_implicitly"}) {
+    if (!base["regions"][0]["threads"][0].contains(count)) fields.emplace_back(std::string("/regions/0/threads/0/") + count);
+  }
   fields.emplace_back("/regions/0/threads/0/inclusive/1");
   fields.emplace_back("/regions/0/threads/0/exclusive/0");
   fields.emplace_back("/regions/0/threads/0/groups/0");
@@ -156,6 +160,25 @@ TEST(RunFileScan, AgreesWithTheFullReaderOnEveryValueOfEveryField) {
     ++cases;
   }
   EXPECT_GT(taken, 10u) << "of " << cases << ": the scan should take the valid ones";
+
+  // Schema 2 wrote the counts always: complete, the scan takes such a file;
+  // without one of them, neither reader does.
+  nlohmann::json two = base;
+  two["schema_version"] = 2;
+  for (auto& region : two["regions"]) {
+    for (auto& part : region["threads"]) {
+      for (const char* count : {"recursive_calls", "unterminated", "closed_implicitly"}) {
+        if (!part.contains(count)) part[count] = 0;
+      }
+    }
+  }
+  EXPECT_TRUE(ScanAgrees(two.dump(1))) << "a complete schema 2 file";
+  for (const char* count : {"recursive_calls", "unterminated", "closed_implicitly"}) {
+    nlohmann::json missing = two;
+    missing["regions"][0]["threads"][0].erase(count);
+    EXPECT_FALSE(ScanAgrees(missing.dump(1))) << count;
+    EXPECT_FALSE(FullRead(missing.dump(1)).ok()) << count;
+  }
 }
 
 TEST(RunFileScan, AgreesWithTheFullReaderOnMutatedBytes) {

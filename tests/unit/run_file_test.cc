@@ -111,7 +111,7 @@ TEST(JsonReport, ZeroCountsAreLeftOutSinceSchemaThree) {
   EXPECT_EQ(j, RunToJson(data));
   const std::optional<RunData> scan = ScanRunText(text);
   ASSERT_TRUE(scan.has_value()) << "the fast reader takes td's own files";
-  for (const auto& read : {RunFromText(text, "t"), absl::StatusOr<RunData>(*scan)}) {
+  for (const auto& read : {RunFromJson(j), absl::StatusOr<RunData>(*scan)}) {
     ASSERT_TRUE(read.ok()) << read.status();
     EXPECT_EQ(read->regions[1].threads[0].recursive_calls, 2u);
     EXPECT_EQ(read->regions[1].threads[0].closed_implicitly, 1u);
@@ -123,7 +123,7 @@ TEST(JsonReport, ZeroCountsAreLeftOutSinceSchemaThree) {
   nlohmann::json two = j;
   two["schema_version"] = 2;
   const std::string two_text = two.dump();
-  absl::StatusOr<RunData> refused = RunFromText(two_text, "t");
+  absl::StatusOr<RunData> refused = RunFromJson(two);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("regions[0].threads[0]"), std::string::npos) << refused.status();
   EXPECT_NE(refused.status().message().find("recursive_calls"), std::string::npos) << refused.status();
@@ -136,7 +136,7 @@ TEST(JsonReport, ZeroCountsAreLeftOutSinceSchemaThree) {
     }
   }
   const std::string complete = two.dump();
-  absl::StatusOr<RunData> full = RunFromText(complete, "t");
+  absl::StatusOr<RunData> full = RunFromJson(nlohmann::json::parse(complete));
   ASSERT_TRUE(full.ok()) << full.status();
   EXPECT_EQ(full->schema_version, 2);
   EXPECT_EQ(full->regions[1].threads[0].recursive_calls, 2u);
