@@ -38,9 +38,15 @@ RegionOnThread ThreadPart(const ThreadState& thread, uint32_t node, const NodeTo
 void MergeThreads(const std::vector<const ThreadState*>& threads,
                   const std::vector<std::string>& names, RunData* data,
                   const std::vector<std::optional<RegionRegistry::Parameter>>& parameters) {
+  // Two passes: the first makes the merged regions and counts each one's
+  // parts, so that the second puts every part in place without a region's
+  // list of parts growing (and moving its parts) as threads are added.
   // (merged parent index + 1, region id) -> merged index
   absl::flat_hash_map<std::pair<int, uint32_t>, int> merged;
-  for (const ThreadState* thread : threads) {
+  std::vector<std::vector<int>> merged_of(threads.size());  // per thread, per node; -1: not called
+  std::vector<size_t> parts;                                // per merged region
+  for (size_t t = 0; t < threads.size(); ++t) {
+    const ThreadState* thread = threads[t];
     ThreadInfo info;
     info.index = thread->index();
     info.tid = thread->tid();
@@ -54,14 +60,14 @@ void MergeThreads(const std::vector<const ThreadState*>& threads,
     data->threads.push_back(info);
 
     const auto& nodes = thread->nodes();
-    const NodeTotals totals = thread->ComputeTotals();
     // Nodes are created parents first, so one pass in id order sees each
     // parent's merged index before its children.
-    std::vector<int> merged_of(nodes.size(), -1);
+    std::vector<int>& of = merged_of[t];
+    of.assign(nodes.size(), -1);
     for (uint32_t n = 1; n < nodes.size(); ++n) {
       const NodeStats& node = nodes[n];
       if (node.calls == 0) continue;
-      const int parent = node.parent == 0 ? -1 : merged_of[node.parent];
+      const int parent = node.parent == 0 ? -1 : of[node.parent];
       auto [it, inserted] =
           merged.try_emplace({parent, node.region}, static_cast<int>(data->regions.size()));
       if (inserted) {
@@ -80,11 +86,22 @@ void MergeThreads(const std::vector<const ThreadState*>& threads,
         const std::string component = PathComponent(region.name);
         region.path = parent < 0 ? component : data->regions[parent].path + "/" + component;
         data->regions.push_back(std::move(region));
+        parts.push_back(0);
         if (parent >= 0) data->regions[parent].children.push_back(it->second);
       }
-      merged_of[n] = it->second;
-      data->regions[it->second].threads.push_back(ThreadPart(*thread, n, totals, data->layout));
+      of[n] = it->second;
+      ++parts[static_cast<size_t>(it->second)];
     }
+  }
+  for (size_t r = 0; r < data->regions.size(); ++r) data->regions[r].threads.reserve(parts[r]);
+  for (size_t t = 0; t < threads.size(); ++t) {
+    const ThreadState& thread = *threads[t];
+    const NodeTotals totals = thread.ComputeTotals();
+    const std::vector<int>& of = merged_of[t];
+    for (uint32_t n = 1; n < of.size(); ++n) {
+      if (of[n] >= 0) data->regions[static_cast<size_t>(of[n])].threads.push_back(ThreadPart(thread, n, totals, data->layout));
+    }
+    std::vector<int>().swap(merged_of[t]);  // done with it: its memory goes before the next thread's parts
   }
 }
 
