@@ -267,9 +267,9 @@ class ThreadState {
   //  kSyscall: the thread's only counters are one group read with one read()
   //    and the clock is the TSC (fast_). The marker makes no call and needs
   //    no stack frame. frame_limit_ is 0 otherwise and while tracing, and
-  //    such markers miss (BeginSyscallMiss, EndSyscallMiss) and try kUser,
-  //    out of line: a test for it here would cost this form, the software
-  //    group's, more than kUser gains from it.
+  //    such markers miss (BeginSyscallMiss, EndSyscallMiss) and try kUser
+  //    there, in the cold path: a test for it in the hot one would cost this
+  //    form, the software group's, more than kUser gains from it.
   //  kUser: the thread's only counters are one group read in user space
   //    (sole_user_, rdpmc) and the clock is the TSC; user_frame_limit_ is 0
   //    otherwise and while tracing.
@@ -299,13 +299,16 @@ class ThreadState {
     Frame& frame = frames_[depth];
     frame.node = node;
     frame.parent_node = parent;
-    SetFrameKey(&frame, OrdinaryKey<kPath == Path::kSyscall>(region));  // region and flags in one store
     frame.site = site;
     top_node_ = node;
     depth_ = depth + 1;
+    // Region and flags in one store, which END loads whole: a byte stored
+    // into the key after it (measured = false) would make that load wait for
+    // both stores (no store forwarding), which doubled an unread pair's time.
     if (__builtin_expect(!TakeMeasuredCall(stats), 0)) {  // TD_SAMPLE: counted, not read
-      frame.measured = false;
+      SetFrameKey(&frame, UnreadKey<kPath == Path::kSyscall>(region));
     } else {
+      SetFrameKey(&frame, OrdinaryKey<kPath == Path::kSyscall>(region));
       // Counters first, clock last: td's own reads stay outside the region.
       if constexpr (kPath == Path::kSyscall) {
         ReadSoleGroup(FrameStart(depth));
@@ -374,15 +377,25 @@ class ThreadState {
       OffPath<kLeave, kPath == Path::kUser ? &ThreadState::EndGeneral : &ThreadState::EndUnusual>(region, site);
     }
   }
+  // Inline in the syscall form's cold path, so that both ways out are tail
+  // calls: the general form pays a test, not a stack frame.
   template <bool kLeave>
-  __attribute__((noinline)) void BeginSyscallMiss(uint32_t region, const td_site* site) {
-    if (user_frame_limit_ != 0) return BeginImpl<kLeave, Path::kUser>(region, site);
+  __attribute__((always_inline)) void BeginSyscallMiss(uint32_t region, const td_site* site) {
+    if (user_frame_limit_ != 0) return BeginUser<kLeave>(region, site);
     OffPath<kLeave, &ThreadState::BeginGeneral>(region, site);
   }
   template <bool kLeave>
-  __attribute__((noinline)) void EndSyscallMiss(uint32_t region, const td_site* site) {
-    if (user_frame_limit_ != 0) return EndImpl<kLeave, Path::kUser>(region, site);
+  __attribute__((always_inline)) void EndSyscallMiss(uint32_t region, const td_site* site) {
+    if (user_frame_limit_ != 0) return EndUser<kLeave>(region, site);
     OffPath<kLeave, &ThreadState::EndGeneral>(region, site);
+  }
+  template <bool kLeave>
+  __attribute__((noinline)) void BeginUser(uint32_t region, const td_site* site) {
+    BeginImpl<kLeave, Path::kUser>(region, site);
+  }
+  template <bool kLeave>
+  __attribute__((noinline)) void EndUser(uint32_t region, const td_site* site) {
+    EndImpl<kLeave, Path::kUser>(region, site);
   }
   // The general form and the *Unusual functions, with kLeave through
   // ThenLeave, out of line, so that the hot path's call is a tail call.
