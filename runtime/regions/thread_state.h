@@ -27,70 +27,12 @@
 #include "runtime/counters/read_syscall.h"
 #include "runtime/counters/sole_user_read.h"
 #include "runtime/regions/marker_clock.h"
+#include "runtime/regions/node_stats.h"
 #include "runtime/regions/region_registry.h"
+#include "runtime/regions/snapshot_deltas.h"
 #include "td/td.h"
 
 namespace td {
-
-// Totals of one call-path node on one thread.
-struct NodeStats {
-  static constexpr uint32_t kNone = UINT32_MAX;
-  uint32_t region = kNone;  // kNone for the thread's root
-  uint32_t parent = kNone;
-  uint32_t first_child = kNone;
-  uint32_t next_sibling = kNone;
-  uint32_t child_count = 0;
-  uint64_t calls = 0;
-  // TD_SAMPLE=N: of the outermost calls, those whose times and counts are
-  // read are the 1st, the N+1st, … (MeasuredCalls); this counts down to the
-  // next one. Recursive activations are always read.
-  uint32_t until_measured = 1;
-  // N of this node: TD_SAMPLE, or td_region_sample's for its region; fixed
-  // when the node is made, so MeasuredCalls(…, sample_every) is exact.
-  uint32_t sample_every = 1;
-  uint64_t recursive_calls = 0;    // calls made while the region was already open
-  uint64_t unterminated = 0;       // still open at thread exit or finalize
-  uint64_t closed_implicitly = 0;  // closed by the END of an enclosing region
-  // Wall times are in ticks of the marker clock (marker_clock.h) until they
-  // leave the thread state (ComputeTotals, EndedTotals, TraceEvents).
-  int64_t wall_inclusive_ticks = 0;  // outermost activations only
-  // Recursive activations only: their time, added here and taken from the
-  // node they were entered in. Exclusive values are worked out from these and
-  // the inclusive ones at the end (ThreadState::ComputeTotals), so that an
-  // ordinary END adds to one node only.
-  int64_t wall_moved_ticks = 0;
-};
-
-// Of `calls` outermost calls, those whose times and counts were read when one
-// in `sample_every` is: the first, then every sample_every-th.
-inline uint64_t MeasuredOutermostCalls(uint64_t calls, uint32_t sample_every) {
-  return sample_every <= 1 ? calls : calls / sample_every + (calls % sample_every != 0 ? 1 : 0);
-}
-// All read calls of a region that had `calls`, `recursive` of them recursive
-// (those are always read: their time moves between regions exactly).
-inline uint64_t MeasuredCalls(uint64_t calls, uint64_t recursive, uint32_t sample_every) {
-  recursive = std::min(recursive, calls);
-  return MeasuredOutermostCalls(calls - recursive, sample_every) + recursive;
-}
-
-// Every node's values as reported: inclusive ones scaled from the measured
-// calls to all calls (TD_SAMPLE; unchanged when every call is measured), and
-// exclusive ones worked out from them. `*_words[node * words() …]`.
-struct NodeTotals {
-  std::vector<int64_t> wall_inclusive_ns;
-  std::vector<int64_t> wall_exclusive_ns;
-  std::vector<uint64_t> inclusive_words;
-  std::vector<uint64_t> exclusive_words;
-};
-
-// One begin or end on the timeline (TD_TRACE). Its counter snapshot lives in
-// the thread's flat buffer, `words` values per event.
-struct TraceEvent {
-  int64_t time_ns = 0;  // CLOCK_MONOTONIC
-  uint32_t region = 0;
-  bool begin = false;
-  const uint64_t* counters = nullptr;
-};
 
 class ThreadState {
  public:
@@ -465,48 +407,6 @@ class ThreadState {
   uint64_t* NodeInclusive(uint32_t node) { return node_words_.data() + size_t{node} * 2 * words_; }
   uint64_t* NodeMoved(uint32_t node) { return NodeInclusive(node) + words_; }
 
-  // Snapshots are a handful of words. The restrict pointers spare the
-  // vectoriser the run-time alias checks that once cost more than the loop.
-  static void AddDeltas(uint64_t* __restrict to, const uint64_t* __restrict start, const uint64_t* __restrict end,
-                        size_t words) {
-#pragma GCC unroll 2
-    for (size_t i = 0; i < words; ++i) to[i] += end[i] - start[i];
-  }
-  // Up to 16 words without a loop (a group of 8 and a task-clock copied from
-  // its time); the software group's 6 (its 4 events and two times; its
-  // count word is left out) without even the jump.
-  __attribute__((always_inline)) static void AddFewDeltas(uint64_t* __restrict to, const uint64_t* __restrict start,
-                                                          const uint64_t* __restrict end, size_t words) {
-    if (__builtin_expect(words == 6, 1)) {
-      to[0] += end[0] - start[0];
-      to[1] += end[1] - start[1];
-      to[2] += end[2] - start[2];
-      to[3] += end[3] - start[3];
-      to[4] += end[4] - start[4];
-      to[5] += end[5] - start[5];
-      return;
-    }
-    switch (words) {
-      case 16: to[15] += end[15] - start[15]; [[fallthrough]];
-      case 15: to[14] += end[14] - start[14]; [[fallthrough]];
-      case 14: to[13] += end[13] - start[13]; [[fallthrough]];
-      case 13: to[12] += end[12] - start[12]; [[fallthrough]];
-      case 12: to[11] += end[11] - start[11]; [[fallthrough]];
-      case 11: to[10] += end[10] - start[10]; [[fallthrough]];
-      case 10: to[9] += end[9] - start[9]; [[fallthrough]];
-      case 9: to[8] += end[8] - start[8]; [[fallthrough]];
-      case 8: to[7] += end[7] - start[7]; [[fallthrough]];
-      case 7: to[6] += end[6] - start[6]; [[fallthrough]];
-      case 6: to[5] += end[5] - start[5]; [[fallthrough]];
-      case 5: to[4] += end[4] - start[4]; [[fallthrough]];
-      case 4: to[3] += end[3] - start[3]; [[fallthrough]];
-      case 3: to[2] += end[2] - start[2]; [[fallthrough]];
-      case 2: to[1] += end[1] - start[1]; [[fallthrough]];
-      case 1: to[0] += end[0] - start[0]; [[fallthrough]];
-      case 0: return;
-      default: AddDeltas(to, start, end, words);
-    }
-  }
   // The fast path's read (fast_): the one group, one read().
   void ReadSoleGroup(uint64_t* snapshot) {
     if (__builtin_expect(ReadSyscall(sole_read_fd_, snapshot, sole_read_bytes_) != sole_read_bytes_, 0)) {

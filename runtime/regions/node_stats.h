@@ -1,0 +1,75 @@
+// What a thread's state records per call-path node, and what it reports for
+// one: the per-node records ThreadState keeps, the read-call arithmetic of
+// TD_SAMPLE, and the totals and trace events it hands to the rest of td.
+#ifndef TD_RUNTIME_REGIONS_NODE_STATS_H_
+#define TD_RUNTIME_REGIONS_NODE_STATS_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace td {
+
+// Totals of one call-path node on one thread.
+struct NodeStats {
+  static constexpr uint32_t kNone = UINT32_MAX;
+  uint32_t region = kNone;  // kNone for the thread's root
+  uint32_t parent = kNone;
+  uint32_t first_child = kNone;
+  uint32_t next_sibling = kNone;
+  uint32_t child_count = 0;
+  uint64_t calls = 0;
+  // TD_SAMPLE=N: of the outermost calls, those whose times and counts are
+  // read are the 1st, the N+1st, … (MeasuredCalls); this counts down to the
+  // next one. Recursive activations are always read.
+  uint32_t until_measured = 1;
+  // N of this node: TD_SAMPLE, or td_region_sample's for its region; fixed
+  // when the node is made, so MeasuredCalls(…, sample_every) is exact.
+  uint32_t sample_every = 1;
+  uint64_t recursive_calls = 0;    // calls made while the region was already open
+  uint64_t unterminated = 0;       // still open at thread exit or finalize
+  uint64_t closed_implicitly = 0;  // closed by the END of an enclosing region
+  // Wall times are in ticks of the marker clock (marker_clock.h) until they
+  // leave the thread state (ComputeTotals, EndedTotals, TraceEvents).
+  int64_t wall_inclusive_ticks = 0;  // outermost activations only
+  // Recursive activations only: their time, added here and taken from the
+  // node they were entered in. Exclusive values are worked out from these and
+  // the inclusive ones at the end (ThreadState::ComputeTotals), so that an
+  // ordinary END adds to one node only.
+  int64_t wall_moved_ticks = 0;
+};
+
+// Of `calls` outermost calls, those whose times and counts were read when one
+// in `sample_every` is: the first, then every sample_every-th.
+inline uint64_t MeasuredOutermostCalls(uint64_t calls, uint32_t sample_every) {
+  return sample_every <= 1 ? calls : calls / sample_every + (calls % sample_every != 0 ? 1 : 0);
+}
+// All read calls of a region that had `calls`, `recursive` of them recursive
+// (those are always read: their time moves between regions exactly).
+inline uint64_t MeasuredCalls(uint64_t calls, uint64_t recursive, uint32_t sample_every) {
+  recursive = std::min(recursive, calls);
+  return MeasuredOutermostCalls(calls - recursive, sample_every) + recursive;
+}
+
+// Every node's values as reported: inclusive ones scaled from the measured
+// calls to all calls (TD_SAMPLE; unchanged when every call is measured), and
+// exclusive ones worked out from them. `*_words[node * words() …]`.
+struct NodeTotals {
+  std::vector<int64_t> wall_inclusive_ns;
+  std::vector<int64_t> wall_exclusive_ns;
+  std::vector<uint64_t> inclusive_words;
+  std::vector<uint64_t> exclusive_words;
+};
+
+// One begin or end on the timeline (TD_TRACE). Its counter snapshot lives in
+// the thread's flat buffer, `words` values per event.
+struct TraceEvent {
+  int64_t time_ns = 0;  // CLOCK_MONOTONIC
+  uint32_t region = 0;
+  bool begin = false;
+  const uint64_t* counters = nullptr;
+};
+
+}  // namespace td
+
+#endif  // TD_RUNTIME_REGIONS_NODE_STATS_H_
