@@ -283,6 +283,7 @@ mpi)
     fail "mpicc of $source_file failed"
   [ -n "$(ldd "$scratch/mpi_markers" | grep liblikwid)" ] || fail "the MPI program is not linked with liblikwid"
   flags=(--oversubscribe)
+  export TMPDIR="$scratch"  # Open MPI's session directory: this test's own (see tests/mpi)
   [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
   mkdir -p "$scratch/job"
   status=0

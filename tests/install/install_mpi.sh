@@ -41,6 +41,9 @@ grep -q 'add_library(td::mpi SHARED IMPORTED)' "$lib/cmake/td/tdTargets.cmake" |
 echo "installed: libtd-mpi.so*, td-mpi.pc, td::mpi in $lib"
 
 flags=(--oversubscribe)
+# Open MPI keeps its session directory under TMPDIR: one per test, so that
+# concurrent tests never remove the directory another mpirun is creating in.
+export TMPDIR="$scratch"
 [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
 
 # job WHAT PROGRAM [LAUNCHER…]: runs PROGRAM as two ranks, then checks that

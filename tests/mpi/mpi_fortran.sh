@@ -26,6 +26,9 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "mpi_fortran $mode: $*" >&2; for f in "$dir"/*.txt; do echo "== $f" >&2; cat "$f" >&2; done; exit 1; }
 flags=(--oversubscribe)
+# Open MPI keeps its session directory under TMPDIR: one per test, so that
+# concurrent tests never remove the directory another mpirun is creating in.
+export TMPDIR="$dir"
 [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
 rpath=-Wl,-rpath,"$(dirname "$libtd")":"$(dirname "$libtdf")":"$(dirname "$libtdmpi")"
 

@@ -9,6 +9,9 @@ mpirun=$1 app=$2 td=$3
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 flags=(--oversubscribe)
+# Open MPI keeps its session directory under TMPDIR: one per test, so that
+# concurrent tests never remove the directory another mpirun is creating in.
+export TMPDIR="$dir"
 [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
 "$mpirun" "${flags[@]}" -np 3 env TD_OUTPUT_DIR="$dir" "$app" rank_work >"$dir/out.txt" 2>"$dir/err.txt"
 

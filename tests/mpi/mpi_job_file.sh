@@ -25,6 +25,9 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "mpi_job_file $mode: $*" >&2; for f in "$dir"/err*.txt; do echo "== $f" >&2; cat "$f" >&2; done; exit 1; }
 flags=(--oversubscribe)
+# Open MPI keeps its session directory under TMPDIR: one per test, so that
+# concurrent tests never remove the directory another mpirun is creating in.
+export TMPDIR="$dir"
 [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
 libdir=$(dirname "$libtd")
 

@@ -19,6 +19,9 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "mpi_stencil_sample: $*" >&2; cat "$dir/err.txt" >&2; exit 1; }
 flags=(--oversubscribe)
+# Open MPI keeps its session directory under TMPDIR: one per test, so that
+# concurrent tests never remove the directory another mpirun is creating in.
+export TMPDIR="$dir"
 [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
 iterations=40
 mkdir "$dir/runs"
