@@ -3,18 +3,27 @@
 // taken from that group's time enabled: the common case on a PMU host, done
 // inline at the marker with no call and no syscall.
 //
-// Each member is read under its own page's sequence lock, as the kernel's
-// mmap-page protocol asks (rdpmc_reader.h): one pass, no retry. Whenever a
-// page forbids a user read or the kernel touched it meanwhile, the read
-// returns false and the caller takes ThreadCounters::Read, whose group reader
-// retries and falls back to read(). Both give the kernel's running totals,
-// so mixing them is exact.
+// The kernel's mmap-page protocol (rdpmc_reader.h) reads a page's fields
+// between two reads of its lock: the same lock value means no update came
+// in between. The fields change only when the kernel updates the page
+// (the thread was scheduled out and in, another event took a counter, an
+// overflow was folded in), so they are copied once, under the lock, and kept
+// with the lock value they were copied under (Refresh). A read is then the
+// counters, the TSC and one test per page that its lock still has the copied
+// value, after the counters were read: the protocol's first lock read moved
+// back to the copy, nothing read in between but the copy and the counter.
+// A lock that moved sends the read to the cold path, which copies the pages
+// again and reads once more; where a page forbids a user read, or the kernel
+// touched one during the copy, the caller takes ThreadCounters::Read, whose
+// group reader retries and falls back to read(). Both give the kernel's
+// running totals, so mixing them is exact.
 //
 // What differs from RdpmcGroupReader::ReadOrdinary is what the caller knows
-// in advance: the members' counter width (a property of the PMU, the same at
-// every update of the page, read once when the group was opened) and where the
-// words go. And the instructions are inline: rdpmc and rdtsc, or, in tests and
-// the fake-page benchmark, a load from the fakes' memory in their place.
+// in advance: the members' counter width (a property of the PMU, read once
+// when the group was opened), the pages' fields as of the last update, and
+// where the words go. And the instructions are inline: rdpmc and rdtsc, or,
+// in tests and the fake-page benchmark, a load from the fakes' memory in
+// their place.
 #ifndef TD_RUNTIME_COUNTERS_SOLE_USER_READ_H_
 #define TD_RUNTIME_COUNTERS_SOLE_USER_READ_H_
 
@@ -39,33 +48,31 @@ struct SoleUserRead {
   const uint64_t* fake_pmc = nullptr;
   uint32_t fake_pmc_count = 0;
   const uint64_t* fake_tsc = nullptr;
-  uint64_t reads = 0;  // served here (ThreadCounters::user_reads adds them)
+  uint64_t reads = 0;      // served here (ThreadCounters::user_reads adds them)
+  uint64_t refreshes = 0;  // copies of the pages taken (the first read's included)
+
+  // A page's fields as of the kernel's last update of it, and the lock value
+  // they were copied under.
+  struct Copy {
+    uint32_t lock = 0;
+    uint32_t counter = 0;  // rdpmc's operand: the page's index - 1
+    int64_t offset = 0;
+    const uint64_t* fake = nullptr;  // tests: the fake counter's word
+  };
+  Copy copies[kMaxMembers] = {};
+  // The leader's time enabled and running as of the update, each plus its
+  // time_offset: adding the TSC converted with time_mult and time_shift
+  // brings them up to now (the event runs: its index is not 0).
+  uint64_t enabled_base = 0;
+  uint64_t running_base = 0;
+  uint32_t time_mult = 0;
+  uint32_t time_shift = 0;
+  uint32_t copied_members = 0;  // members once copied; 0 before and after a failed copy
 };
 
 namespace sole_user_read_internal {
 
 inline void CompilerBarrier() { asm volatile("" ::: "memory"); }
-
-// What one read needs of SoleUserRead, as values: the pages' barriers make the
-// compiler reload anything it reads through memory, so everything that stays
-// the same across the read is copied out first.
-struct Fixed {
-  unsigned shift;
-  const uint64_t* fake_pmc;
-  uint32_t fake_pmc_count;
-};
-
-template <bool kFake>
-__attribute__((always_inline)) inline bool Counter(const Fixed& f, uint32_t index, uint64_t* value) {
-  if constexpr (kFake) {
-    if (index >= f.fake_pmc_count) return false;
-    *value = f.fake_pmc[index];
-  } else {
-    if (!kUserCounterReadsBuilt) return false;  // never offered there
-    *value = RdpmcNow(index);
-  }
-  return true;
-}
 
 template <bool kFake>
 __attribute__((always_inline)) inline uint64_t Tsc(const uint64_t* fake_tsc) {
@@ -76,89 +83,143 @@ __attribute__((always_inline)) inline uint64_t Tsc(const uint64_t* fake_tsc) {
   }
 }
 
-// offset + the sign-extended counter of one page, in one pass under its lock.
+// The member's count now: its copied offset plus its counter, sign-extended.
 template <bool kFake>
-__attribute__((always_inline)) inline bool Member(const Fixed& f, const volatile perf_event_mmap_page* page,
-                                                  uint64_t* count) {
-  const uint32_t sequence = page->lock;
-  CompilerBarrier();
-  const uint32_t index = page->index;
-  if (index == 0 || (page->capabilities & kCapUserRdpmc) == 0) return false;
+__attribute__((always_inline)) inline uint64_t Count(const SoleUserRead::Copy& copy, unsigned shift) {
   uint64_t raw;
-  if (!Counter<kFake>(f, index - 1, &raw)) return false;
-  const int64_t offset = page->offset;
-  // The counter is an operand: the barrier orders its read before the lock's.
-  asm volatile("" : "+r"(raw)::"memory");
-  if (page->lock != sequence) return false;
-  *count = static_cast<uint64_t>(offset + (static_cast<int64_t>(raw << f.shift) >> f.shift));
-  return true;
+  if constexpr (kFake) {
+    raw = *copy.fake;
+  } else {
+    raw = RdpmcNow(copy.counter);
+  }
+  return static_cast<uint64_t>(copy.offset + (static_cast<int64_t>(raw << shift) >> shift));
 }
 
-template <bool kFake>
-__attribute__((always_inline)) inline bool Read(SoleUserRead& g, uint64_t* snapshot) {
-  const Fixed f{g.shift, g.fake_pmc, g.fake_pmc_count};
-  const uint32_t members = g.members;
-  const volatile perf_event_mmap_page* const* pages = g.pages;
-  const uint32_t time_copy_word = g.time_copy_word;
+// Whether the member's page still has the lock value its copy was taken under.
+__attribute__((always_inline)) inline uint32_t Moved(const SoleUserRead& g, uint32_t i) {
+  return g.pages[i]->lock ^ g.copies[i].lock;
+}
+
+// N members (the group's size, fixed when it was opened: one dispatch per read).
+template <bool kFake, uint32_t N>
+__attribute__((always_inline)) inline bool ReadCopiedMembers(SoleUserRead& g, uint64_t* snapshot) {
+  const unsigned shift = g.shift;
   uint64_t* block = snapshot + g.group_word;
-  uint64_t* values = block + 3;
-  // The leader, with its times brought up to now from the TSC.
-  const volatile perf_event_mmap_page* leader = pages[0];
-  const uint32_t sequence = leader->lock;
-  CompilerBarrier();
-  const uint32_t index = leader->index;
-  const uint64_t capabilities = leader->capabilities;
-  if (index == 0 || (capabilities & (kCapUserRdpmc | kCapUserTime)) != (kCapUserRdpmc | kCapUserTime)) return false;
-  uint64_t raw;
-  if (!Counter<kFake>(f, index - 1, &raw)) return false;
-  const uint64_t since = NanosecondsSinceUpdate(leader, Tsc<kFake>(g.fake_tsc), capabilities);
-  const int64_t offset = leader->offset;
-  // The event is on a counter (index ≠ 0), so it has been running since the update too.
-  uint64_t enabled = leader->time_enabled + since;
-  uint64_t running = leader->time_running + since;
-  uint64_t count = static_cast<uint64_t>(offset + (static_cast<int64_t>(raw << f.shift) >> f.shift));
-  // The results are worked out before the lock is read again (the barrier
-  // takes them as operands): otherwise the compiler keeps every field read
-  // so far live across the check, and runs out of registers.
-  asm volatile("" : "+r"(enabled), "+r"(running), "+r"(count)::"memory");
-  if (leader->lock != sequence) return false;
-  // Stored before the members are read, so that nothing of the leader stays
-  // live in registers across their loop.
-  block[0] = members;
+#pragma GCC unroll 8
+  for (uint32_t i = 0; i < N; ++i) block[3 + i] = Count<kFake>(g.copies[i], shift);
+  // The kernel's formula (NanosecondsSinceUpdate), quotient and remainder in
+  // one: floor(cycles × mult / 2^shift), modulo 2^64 as there.
+  uint64_t since = static_cast<uint64_t>(
+      (static_cast<unsigned __int128>(Tsc<kFake>(g.fake_tsc)) * g.time_mult) >> g.time_shift);
+  // The counters went to memory and the time is an operand: the barrier
+  // orders every read of them before the reads of the locks.
+  asm volatile("" : "+r"(since)::"memory");
+  uint32_t moved = 0;
+#pragma GCC unroll 8
+  for (uint32_t i = 0; i < N; ++i) moved |= Moved(g, i);
+  if (__builtin_expect(moved != 0, 0)) return false;
+  const uint64_t enabled = g.enabled_base + since;
+  block[0] = N;
   block[1] = enabled;
-  block[2] = running;
-  values[0] = count;
-  if (time_copy_word != SoleUserRead::kNoTimeCopy) {
+  block[2] = g.running_base + since;
+  if (g.time_copy_word != SoleUserRead::kNoTimeCopy) {
     // task-clock as read() of a one-event group would give it (PerfThreadCounters::CopyTimes).
-    uint64_t* time = snapshot + time_copy_word;
+    uint64_t* time = snapshot + g.time_copy_word;
     time[0] = 1;
     time[1] = enabled;
     time[2] = enabled;
     time[3] = enabled;
   }
-  // Unrolled: the loop's own instructions were an eighth of a member's.
-  switch (members) {
-    case 8: if (!Member<kFake>(f, pages[7], &values[7])) return false; [[fallthrough]];
-    case 7: if (!Member<kFake>(f, pages[6], &values[6])) return false; [[fallthrough]];
-    case 6: if (!Member<kFake>(f, pages[5], &values[5])) return false; [[fallthrough]];
-    case 5: if (!Member<kFake>(f, pages[4], &values[4])) return false; [[fallthrough]];
-    case 4: if (!Member<kFake>(f, pages[3], &values[3])) return false; [[fallthrough]];
-    case 3: if (!Member<kFake>(f, pages[2], &values[2])) return false; [[fallthrough]];
-    case 2: if (!Member<kFake>(f, pages[1], &values[1])) return false; [[fallthrough]];
-    default: break;  // 1: the leader alone (more than kMaxMembers is never offered)
-  }
   ++g.reads;
   return true;
+}
+
+template <bool kFake>
+__attribute__((always_inline)) inline bool ReadCopied(SoleUserRead& g, uint64_t* snapshot) {
+  switch (g.copied_members) {
+    case 1: return ReadCopiedMembers<kFake, 1>(g, snapshot);
+    case 2: return ReadCopiedMembers<kFake, 2>(g, snapshot);
+    case 3: return ReadCopiedMembers<kFake, 3>(g, snapshot);
+    case 4: return ReadCopiedMembers<kFake, 4>(g, snapshot);
+    case 5: return ReadCopiedMembers<kFake, 5>(g, snapshot);
+    case 6: return ReadCopiedMembers<kFake, 6>(g, snapshot);
+    case 7: return ReadCopiedMembers<kFake, 7>(g, snapshot);
+    case 8: return ReadCopiedMembers<kFake, 8>(g, snapshot);
+    default: return false;  // 0: no copy yet, or the last one failed
+  }
+}
+
+// Copies every page's fields under its lock. False where a page forbids a
+// user read now, its time needs what the copy does not keep
+// (cap_user_time_short: not on x86, where the instructions are), its counter
+// is past the fakes' or the kernel updated it meanwhile.
+template <bool kFake>
+bool Refresh(SoleUserRead& g) {
+  g.copied_members = 0;
+  ++g.refreshes;
+  if (g.members == 0 || g.members > SoleUserRead::kMaxMembers) return false;
+  for (uint32_t i = 0; i < g.members; ++i) {
+    const volatile perf_event_mmap_page* page = g.pages[i];
+    SoleUserRead::Copy copy;
+    copy.lock = page->lock;
+    CompilerBarrier();
+    if ((copy.lock & 1) != 0) return false;  // the kernel is writing the page (from another CPU)
+    const uint32_t index = page->index;
+    const uint64_t capabilities = page->capabilities;
+    uint64_t needed = kCapUserRdpmc;
+    if (i == 0) needed |= kCapUserTime;
+    if (index == 0 || (capabilities & needed) != needed || (i == 0 && (capabilities & kCapUserTimeShort) != 0)) {
+      return false;
+    }
+    copy.counter = index - 1;
+    copy.offset = page->offset;
+    if constexpr (kFake) {
+      if (copy.counter >= g.fake_pmc_count) return false;
+      copy.fake = g.fake_pmc + copy.counter;
+    }
+    uint64_t enabled = 0;
+    uint64_t running = 0;
+    uint32_t mult = 0;
+    uint32_t time_shift = 0;
+    if (i == 0) {
+      enabled = page->time_enabled + page->time_offset;
+      running = page->time_running + page->time_offset;
+      mult = page->time_mult;
+      time_shift = page->time_shift;
+      if (time_shift >= 64) return false;  // no kernel writes one; the shift below needs it
+    }
+    CompilerBarrier();
+    if (page->lock != copy.lock) return false;
+    g.copies[i] = copy;
+    if (i == 0) {
+      g.enabled_base = enabled;
+      g.running_base = running;
+      g.time_mult = mult;
+      g.time_shift = time_shift;
+    }
+  }
+  g.copied_members = g.members;
+  return true;
+}
+
+// The cold path: a lock moved since the copy (or there is none yet).
+template <bool kFake>
+__attribute__((noinline)) bool RefreshAndRead(SoleUserRead& g, uint64_t* snapshot) {
+  return Refresh<kFake>(g) && ReadCopied<kFake>(g, snapshot);
 }
 
 }  // namespace sole_user_read_internal
 
 // Fills the snapshot's words as ThreadCounters::Read would. False (words
 // partly written) when a page forbids a user read now or the kernel updated
-// one meanwhile: the caller then reads through ThreadCounters::Read.
+// one while it was read or copied: the caller then reads through
+// ThreadCounters::Read.
 __attribute__((always_inline)) inline bool ReadSoleUserGroup(SoleUserRead& g, uint64_t* snapshot) {
-  return __builtin_expect(g.fake_pmc == nullptr, 1) ? sole_user_read_internal::Read<false>(g, snapshot)
-                                                      : sole_user_read_internal::Read<true>(g, snapshot);
+  using namespace sole_user_read_internal;
+  if (__builtin_expect(g.fake_pmc == nullptr, 1)) {
+    return __builtin_expect(ReadCopied<false>(g, snapshot), 1) || RefreshAndRead<false>(g, snapshot);
+  }
+  return ReadCopied<true>(g, snapshot) || RefreshAndRead<true>(g, snapshot);
 }
 
 }  // namespace td

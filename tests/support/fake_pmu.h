@@ -61,6 +61,17 @@ inline void Advance(uint64_t ns) {
   for (int i = 0; i < kCounters; ++i) s.pmc[static_cast<size_t>(i)] += static_cast<uint64_t>(i + 1) * ns;
 }
 
+// The kernel's update of page i: its lock moves by two around the change
+// (odd while it is made), which is how a reader learns that the fields it
+// copied are stale.
+template <typename Change>
+void UpdatePage(size_t i, Change change) {
+  perf_event_mmap_page& page = Pmu().pages[i];
+  ++page.lock;
+  change(page);
+  ++page.lock;
+}
+
 inline uint64_t ReadPmc(uint32_t index) { return Pmu().pmc[index % kCounters]; }
 inline uint64_t ReadTsc() { return Pmu().tsc; }
 inline ssize_t ReadGroup(int, void*, size_t) {

@@ -307,7 +307,7 @@ TEST(PerfEventBackendOnFakePages, APageForbiddingUserReadsFallsBackToRead) {
   ASSERT_TRUE(counters.ok()) << counters.status();
   std::vector<uint64_t> snapshot(layout.words);
   ASSERT_TRUE((*counters)->Read(snapshot.data()));
-  fake_pmu::Pmu().pages[1].index = 0;  // the second member is off its counter
+  fake_pmu::UpdatePage(1, [](perf_event_mmap_page& p) { p.index = 0; });  // the second member is off its counter
   EXPECT_FALSE((*counters)->Read(snapshot.data())) << "the fake read() fails";
   EXPECT_EQ(fake_pmu::Pmu().kernel_reads, 1u);
   EXPECT_EQ((*counters)->fallback_reads(), 1u);
@@ -329,8 +329,8 @@ TEST(PerfEventBackendOnFakePages, TheInlineReadGivesWhatTheGroupReaderGives) {
   EXPECT_EQ(sole->time_copy_word, 0u);
   fake_pmu::State& pmu = fake_pmu::Pmu();
   pmu.pmc[2] = (uint64_t{1} << 48) - 10;  // -10 as a 48-bit counter
-  pmu.pages[2].offset = 100;
-  pmu.pages[4].offset = -7;
+  fake_pmu::UpdatePage(2, [](perf_event_mmap_page& p) { p.offset = 100; });
+  fake_pmu::UpdatePage(4, [](perf_event_mmap_page& p) { p.offset = -7; });
   for (uint64_t ns : {0, 1, 999, 123456}) {
     fake_pmu::Advance(ns);
     std::vector<uint64_t> inline_words(layout.words, ~uint64_t{0});
@@ -351,7 +351,58 @@ TEST(PerfEventBackendOnFakePages, TheInlineReadGivesWhatTheGroupReaderGives) {
   EXPECT_EQ(words[9], static_cast<uint64_t>(100 - 10 + 3 * static_cast<int64_t>(since_start))) << "sign-extended";
   EXPECT_EQ(words[11], 5 * since_start - 7);
   EXPECT_EQ(sole->reads, 5u);
+  EXPECT_EQ(sole->refreshes, 1u) << "the pages were copied once: no lock moved after the first read";
   EXPECT_EQ((*counters)->user_reads(), 5u + 4u) << "the inline reads count as user reads";
+  EXPECT_EQ(pmu.kernel_reads, 0u);
+}
+
+// The inline read uses what it copied of the pages while their locks stay;
+// when the kernel updates a page (here: moves a member to another counter,
+// folding its count into the offset, then brings the leader's times up to
+// date), the next read copies the pages again and counts on without a jump.
+TEST(PerfEventBackendOnFakePages, TheInlineReadFollowsThePagesTheKernelUpdates) {
+  fake_pmu::Reset();
+  const CounterLayout layout = TaskClockFromHardwareGroup(fake_pmu::SoftwareAndHardwareGroup(3));
+  auto counters = OpenOnFakePages(layout);
+  ASSERT_TRUE(counters.ok()) << counters.status();
+  SoleUserRead* sole = (*counters)->SoleUserGroup();
+  ASSERT_NE(sole, nullptr);
+  fake_pmu::State& pmu = fake_pmu::Pmu();
+  const auto expect_both_reads = [&](uint64_t refreshes, const char* when) -> std::vector<uint64_t> {
+    std::vector<uint64_t> inline_words(layout.words, ~uint64_t{0});
+    std::vector<uint64_t> reader_words(layout.words, 0);
+    EXPECT_TRUE(ReadSoleUserGroup(*sole, inline_words.data())) << when;
+    EXPECT_TRUE((*counters)->Read(reader_words.data())) << when;
+    EXPECT_EQ(inline_words, reader_words) << when;
+    EXPECT_EQ(sole->refreshes, refreshes) << when;
+    return inline_words;
+  };
+  const size_t values = sole->group_word + 3;
+  fake_pmu::Advance(100);
+  expect_both_reads(1, "first read");
+  fake_pmu::Advance(50);
+  std::vector<uint64_t> words = expect_both_reads(1, "no page updated");
+  EXPECT_EQ(words[values + 1], 2u * 150) << "counter 1 advances 2 per ns";
+  // Member 1 moves from counter 1 to counter 9; its count so far goes into the offset.
+  const uint64_t count = 2 * 150;
+  fake_pmu::UpdatePage(1, [&](perf_event_mmap_page& p) {
+    p.index = 10;
+    p.offset = static_cast<int64_t>(count - pmu.pmc[9]);
+  });
+  fake_pmu::Advance(10);
+  words = expect_both_reads(2, "member 1 moved");
+  EXPECT_EQ(words[values + 1], count + 10u * 10) << "counter 9 advances 10 per ns";
+  EXPECT_EQ(words[values + 0], 1u * 160);
+  // The leader's times as of now, and the TSC taken from here.
+  fake_pmu::UpdatePage(0, [&](perf_event_mmap_page& p) {
+    p.time_enabled = 1000 + 160;
+    p.time_running = 1000 + 160 - 40;
+    p.time_offset = static_cast<uint64_t>(-int64_t{160});
+  });
+  fake_pmu::Advance(5);
+  words = expect_both_reads(3, "leader's times updated");
+  EXPECT_EQ(words[sole->group_word + 1], 1000u + 165) << "time enabled";
+  EXPECT_EQ(words[sole->group_word + 2], 1000u + 165 - 40) << "time running";
   EXPECT_EQ(pmu.kernel_reads, 0u);
 }
 
@@ -378,14 +429,16 @@ TEST(PerfEventBackendOnFakePages, TheMarkersInlineReadFallsBackWhenAPageForbidsI
   state.End(region, &site);
   EXPECT_EQ(raw->user_reads(), 2u);
   EXPECT_TRUE(state.counters_measured());
-  fake_pmu::Pmu().pages[2].index = 0;  // the last member is off its counter
+  fake_pmu::UpdatePage(2, [](perf_event_mmap_page& p) { p.index = 0; });  // the last member is off its counter
   state.Begin(region, &site);
   EXPECT_EQ(fake_pmu::Pmu().kernel_reads, 1u);
   EXPECT_EQ(raw->fallback_reads(), 1u);
   EXPECT_EQ(raw->user_reads(), 2u);
   EXPECT_FALSE(state.counters_measured()) << "the failed read() is counted";
-  fake_pmu::Pmu().pages[2].capabilities = 0;  // and no user rdpmc at all
-  fake_pmu::Pmu().pages[2].index = 3;
+  fake_pmu::UpdatePage(2, [](perf_event_mmap_page& p) {
+    p.capabilities = 0;  // and no user rdpmc at all
+    p.index = 3;
+  });
   state.End(region, &site);
   EXPECT_EQ(fake_pmu::Pmu().kernel_reads, 2u);
 }
@@ -418,7 +471,10 @@ FormRun RunMarkerSequence(bool inline_reads, uint32_t sample_every) {
   for (uint64_t i = 0; i < 300; ++i) {
     // A member whose index the inline read refuses (past the fakes'
     // counters): the group reader serves those reads, reading counter 0.
-    fake_pmu::Pmu().pages[3].index = i >= 150 && i < 160 ? fake_pmu::kCounters + 1 : 4;
+    const uint32_t index = i >= 150 && i < 160 ? fake_pmu::kCounters + 1 : 4;
+    if (fake_pmu::Pmu().pages[3].index != index) {
+      fake_pmu::UpdatePage(3, [index](perf_event_mmap_page& p) { p.index = index; });
+    }
     fake_pmu::Advance(10);
     state.Begin(outer, &outer_site);
     if (i == 100) state.EnableTrace(64);  // with outer open: its END comes while tracing
