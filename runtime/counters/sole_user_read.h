@@ -30,6 +30,7 @@
 #include <linux/perf_event.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "runtime/counters/rdpmc_reader.h"
 
@@ -95,29 +96,59 @@ __attribute__((always_inline)) inline uint64_t Count(const SoleUserRead::Copy& c
   return static_cast<uint64_t>(copy.offset + (static_cast<int64_t>(raw << shift) >> shift));
 }
 
-// Whether the member's page still has the lock value its copy was taken under.
+// Nonzero where member i's page lock has moved since its copy was taken.
 __attribute__((always_inline)) inline uint32_t Moved(const SoleUserRead& g, uint32_t i) {
   return g.pages[i]->lock ^ g.copies[i].lock;
 }
 
-// N members (the group's size, fixed when it was opened: one dispatch per read).
+// Calls read(std::integral_constant<uint32_t, N>) for the group's N members
+// (fixed when it was opened: one dispatch per read); false with no copy.
+template <typename Read>
+__attribute__((always_inline)) inline bool WithCopiedMembers(const SoleUserRead& g, Read read) {
+  switch (g.copied_members) {
+    case 1: return read(std::integral_constant<uint32_t, 1>{});
+    case 2: return read(std::integral_constant<uint32_t, 2>{});
+    case 3: return read(std::integral_constant<uint32_t, 3>{});
+    case 4: return read(std::integral_constant<uint32_t, 4>{});
+    case 5: return read(std::integral_constant<uint32_t, 5>{});
+    case 6: return read(std::integral_constant<uint32_t, 6>{});
+    case 7: return read(std::integral_constant<uint32_t, 7>{});
+    case 8: return read(std::integral_constant<uint32_t, 8>{});
+    default: return false;  // 0: no copy yet, or the last one failed
+  }
+}
+
+// The leader's times have run for this long since the copy: the kernel's
+// formula (NanosecondsSinceUpdate), quotient and remainder in one,
+// floor(cycles × mult / 2^shift), modulo 2^64 as there.
+template <bool kFake>
+__attribute__((always_inline)) inline uint64_t NanosecondsSinceCopy(const SoleUserRead& g) {
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(Tsc<kFake>(g.fake_tsc)) * g.time_mult) >>
+                               g.time_shift);
+}
+
+// Whether every page's lock still has the value its copy was taken under,
+// tested after the counters and the TSC were read: the counters went to
+// memory or are held in locals the barrier may not delay past it, and the
+// time is an operand.
+template <uint32_t N>
+__attribute__((always_inline)) inline bool LocksUnmoved(const SoleUserRead& g, uint64_t& since) {
+  asm volatile("" : "+r"(since)::"memory");
+  uint32_t moved = 0;
+#pragma GCC unroll 8
+  for (uint32_t i = 0; i < N; ++i) moved |= Moved(g, i);
+  return __builtin_expect(moved == 0, 1);
+}
+
+// N members.
 template <bool kFake, uint32_t N>
 __attribute__((always_inline)) inline bool ReadCopiedMembers(SoleUserRead& g, uint64_t* snapshot) {
   const unsigned shift = g.shift;
   uint64_t* block = snapshot + g.group_word;
 #pragma GCC unroll 8
   for (uint32_t i = 0; i < N; ++i) block[3 + i] = Count<kFake>(g.copies[i], shift);
-  // The kernel's formula (NanosecondsSinceUpdate), quotient and remainder in
-  // one: floor(cycles × mult / 2^shift), modulo 2^64 as there.
-  uint64_t since = static_cast<uint64_t>(
-      (static_cast<unsigned __int128>(Tsc<kFake>(g.fake_tsc)) * g.time_mult) >> g.time_shift);
-  // The counters went to memory and the time is an operand: the barrier
-  // orders every read of them before the reads of the locks.
-  asm volatile("" : "+r"(since)::"memory");
-  uint32_t moved = 0;
-#pragma GCC unroll 8
-  for (uint32_t i = 0; i < N; ++i) moved |= Moved(g, i);
-  if (__builtin_expect(moved != 0, 0)) return false;
+  uint64_t since = NanosecondsSinceCopy<kFake>(g);
+  if (!LocksUnmoved<N>(g, since)) return false;
   const uint64_t enabled = g.enabled_base + since;
   block[0] = N;
   block[1] = enabled;
@@ -136,17 +167,46 @@ __attribute__((always_inline)) inline bool ReadCopiedMembers(SoleUserRead& g, ui
 
 template <bool kFake>
 __attribute__((always_inline)) inline bool ReadCopied(SoleUserRead& g, uint64_t* snapshot) {
-  switch (g.copied_members) {
-    case 1: return ReadCopiedMembers<kFake, 1>(g, snapshot);
-    case 2: return ReadCopiedMembers<kFake, 2>(g, snapshot);
-    case 3: return ReadCopiedMembers<kFake, 3>(g, snapshot);
-    case 4: return ReadCopiedMembers<kFake, 4>(g, snapshot);
-    case 5: return ReadCopiedMembers<kFake, 5>(g, snapshot);
-    case 6: return ReadCopiedMembers<kFake, 6>(g, snapshot);
-    case 7: return ReadCopiedMembers<kFake, 7>(g, snapshot);
-    case 8: return ReadCopiedMembers<kFake, 8>(g, snapshot);
-    default: return false;  // 0: no copy yet, or the last one failed
+  return WithCopiedMembers(g, [&](auto n) __attribute__((always_inline)) {
+    return ReadCopiedMembers<kFake, decltype(n)::value>(g, snapshot);
+  });
+}
+
+// END's read, added straight to a node's totals: to[w] += now[w] - start[w]
+// for every word ReadCopiedMembers writes, without the snapshot in between.
+// The differences stay in registers until the locks are tested, so a moved
+// lock leaves `to` untouched. Words 0 of the group's block (its count of
+// events) and of the task-clock block (1) differ by 0 and are left alone.
+template <bool kFake, uint32_t N>
+__attribute__((always_inline)) inline bool AddCopiedMembers(SoleUserRead& g, const uint64_t* start, uint64_t* to) {
+  const unsigned shift = g.shift;
+  const uint64_t* begun = start + g.group_word;
+  uint64_t delta[N];
+#pragma GCC unroll 8
+  for (uint32_t i = 0; i < N; ++i) delta[i] = Count<kFake>(g.copies[i], shift) - begun[3 + i];
+  uint64_t since = NanosecondsSinceCopy<kFake>(g);
+  if (!LocksUnmoved<N>(g, since)) return false;
+  uint64_t* block = to + g.group_word;
+#pragma GCC unroll 8
+  for (uint32_t i = 0; i < N; ++i) block[3 + i] += delta[i];
+  const uint64_t enabled = g.enabled_base + since - begun[1];
+  block[1] += enabled;
+  block[2] += g.running_base + since - begun[2];
+  if (g.time_copy_word != SoleUserRead::kNoTimeCopy) {
+    uint64_t* time = to + g.time_copy_word;
+    time[1] += enabled;
+    time[2] += enabled;
+    time[3] += enabled;
   }
+  ++g.reads;
+  return true;
+}
+
+template <bool kFake>
+__attribute__((always_inline)) inline bool AddCopied(SoleUserRead& g, const uint64_t* start, uint64_t* to) {
+  return WithCopiedMembers(g, [&](auto n) __attribute__((always_inline)) {
+    return AddCopiedMembers<kFake, decltype(n)::value>(g, start, to);
+  });
 }
 
 // Copies every page's fields under its lock. False where a page forbids a
@@ -220,6 +280,18 @@ __attribute__((always_inline)) inline bool ReadSoleUserGroup(SoleUserRead& g, ui
     return __builtin_expect(ReadCopied<false>(g, snapshot), 1) || RefreshAndRead<false>(g, snapshot);
   }
   return ReadCopied<true>(g, snapshot) || RefreshAndRead<true>(g, snapshot);
+}
+
+// END's form: adds what the counters and times moved since `start` (a
+// snapshot as ReadSoleUserGroup or ThreadCounters::Read gives it) to `to`.
+// False, with `to` untouched, when the copied fields cannot serve (a lock
+// moved, or no copy): the caller then reads a snapshot (ReadSoleUserGroup,
+// which copies the pages again) and adds the difference itself.
+__attribute__((always_inline)) inline bool AddSoleUserGroupDeltas(SoleUserRead& g, const uint64_t* start,
+                                                                  uint64_t* to) {
+  using namespace sole_user_read_internal;
+  if (__builtin_expect(g.fake_pmc == nullptr, 1)) return AddCopied<false>(g, start, to);
+  return AddCopied<true>(g, start, to);
 }
 
 }  // namespace td

@@ -291,15 +291,13 @@ class ThreadState {
     if constexpr (kPath == Path::kGeneral) {
       ReadCounters(scratch_.data());
       AddFewDeltas(NodeInclusive(frame.node), FrameStart(d), scratch_.data(), words_);
-    } else {
-      if constexpr (kPath == Path::kSyscall) {
-        ReadSoleGroup(scratch_.data());
-      } else {
-        ReadSoleUserInline(scratch_.data());
-      }
+    } else if constexpr (kPath == Path::kSyscall) {
+      ReadSoleGroup(scratch_.data());
       // Word 0 of a snapshot of one group is a count of events, or a derived
       // task-clock's 1: its delta is always 0.
       AddFewDeltas(NodeInclusive(frame.node) + 1, FrameStart(d) + 1, scratch_.data() + 1, words_ - 1);
+    } else if (__builtin_expect(!AddSoleUserGroupDeltas(*sole_user_, FrameStart(d), NodeInclusive(frame.node)), 0)) {
+      AddSoleUserReadSlowly(FrameStart(d), NodeInclusive(frame.node));
     }
     if constexpr (kLeave) Leave();
   }
@@ -423,6 +421,12 @@ class ThreadState {
     if (!counters_->Read(snapshot)) ++read_failures_;
   }
   __attribute__((noinline)) void ReadSoleUser(uint64_t* snapshot) { ReadSoleUserInline(snapshot); }
+  // The user-read END where the copied pages cannot serve: a snapshot read
+  // (copying the pages again, or through the group reader), then its difference.
+  __attribute__((noinline)) void AddSoleUserReadSlowly(const uint64_t* start, uint64_t* to) {
+    ReadSoleUserInline(scratch_.data());
+    AddDeltas(to, start, scratch_.data(), words_);
+  }
   // One of those where the counters are one such group; else the backend's Read.
   void ReadCounters(uint64_t* snapshot) {
     if (sole_read_fd_ >= 0) {

@@ -482,6 +482,18 @@ FormRun RunMarkerSequence(bool inline_reads, uint32_t sample_every) {
     state.Begin(inner, &inner_site);
     if (i == 200) state.EnableTrace(0);  // with a traced frame open: closed after tracing stopped
     fake_pmu::Advance(i % 13 + 1);
+    if (i % 17 == 5) {
+      // The kernel moves member 1 to the other of counters 1 and 9 inside
+      // both open regions, folding its count into the offset: the END sees
+      // the moved lock.
+      fake_pmu::UpdatePage(1, [](perf_event_mmap_page& p) {
+        const uint32_t to = p.index == 2 ? 10 : 2;
+        const fake_pmu::State& pmu = fake_pmu::Pmu();
+        p.offset += static_cast<int64_t>(pmu.pmc[p.index - 1] - pmu.pmc[to - 1]);
+        p.index = to;
+      });
+      fake_pmu::Advance(2);  // the two counters advance at different rates: a stale copy would show
+    }
     state.End(inner, &inner_site);
     if (i % 7 == 0) {
       state.Begin(outer, &outer_site);  // recursion
