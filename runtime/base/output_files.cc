@@ -28,7 +28,7 @@ constexpr int kStallMs = 10000;  // a reader or device taking nothing this long 
 // Writes everything to `fd`, waiting (at most kStallMs without progress)
 // where it is non-blocking and full. SIGPIPE is held back while writing, so
 // a reader that goes away is an EPIPE error, not the end of the program.
-absl::Status WriteAll(int fd, const std::string& content, const std::string& what) {
+absl::Status WriteAll(int fd, std::string_view content, const std::string& what) {
   sigset_t pipe_only, old_mask, pending;
   sigemptyset(&pipe_only);
   sigaddset(&pipe_only, SIGPIPE);
@@ -139,14 +139,26 @@ std::pair<std::string, std::string> SplitPath(const std::string& path) {
   return {path.substr(0, slash + 1), path.substr(slash + 1)};
 }
 
-// `content` in a new temporary file in `dir` (with its slash); its name in *temp.
-absl::Status WriteTemporary(const std::string& dir, const std::string& base, const std::string& content,
+// Everything `produce` gives, written to `fd` piece by piece.
+absl::Status WriteProduced(int fd, ContentProducer produce, const std::string& what) {
+  absl::Status status = absl::OkStatus();
+  const bool complete = produce([&](std::string_view piece) {
+    status = WriteAll(fd, piece, what);
+    return status.ok();
+  });
+  if (!status.ok()) return status;
+  if (!complete) return absl::ResourceExhaustedError("out of memory while formatting it");
+  return absl::OkStatus();
+}
+
+// What `produce` gives in a new temporary file in `dir` (with its slash); its name in *temp.
+absl::Status WriteTemporary(const std::string& dir, const std::string& base, ContentProducer produce,
                             std::string* temp) {
   const int fd = CreateTemporary(dir, base, temp);
   if (fd < 0) {
     return absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", *temp));
   }
-  absl::Status status = WriteAll(fd, content, *temp);
+  absl::Status status = WriteProduced(fd, produce, *temp);
   if (close(fd) != 0 && status.ok()) {
     status = absl::ErrnoToStatus(errno, absl::StrCat("cannot write ", *temp));
   }
@@ -157,7 +169,7 @@ absl::Status WriteTemporary(const std::string& dir, const std::string& base, con
 absl::Status ReplaceAtomically(const std::string& path, const std::string& content) {
   const auto [dir, base] = SplitPath(path);
   std::string temp;
-  TD_RETURN_IF_ERROR(WriteTemporary(dir, base, content, &temp));
+  TD_RETURN_IF_ERROR(WriteTemporary(dir, base, WholeContent(content), &temp));
   if (rename(temp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     unlink(temp.c_str());
@@ -167,7 +179,7 @@ absl::Status ReplaceAtomically(const std::string& path, const std::string& conte
 }
 
 // Moves `temp` to `target` unless something is there: 0, or the errno.
-int MoveWithoutReplacing(const std::string& temp, const std::string& target, const std::string& content) {
+int MoveWithoutReplacing(const std::string& temp, const std::string& target, ContentProducer produce) {
   if (link(temp.c_str(), target.c_str()) == 0) {
     unlink(temp.c_str());
     return 0;
@@ -179,10 +191,10 @@ int MoveWithoutReplacing(const std::string& temp, const std::string& target, con
   if (syscall(SYS_renameat2, AT_FDCWD, temp.c_str(), AT_FDCWD, target.c_str(), kNoReplace) == 0) return 0;
   if (errno == EEXIST) return EEXIST;
 #endif
-  // Neither: create the name exclusively and write it in place.
+  // Neither: create the name exclusively and write it in place (produced a second time).
   const int fd = open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return errno;
-  const absl::Status written = WriteAll(fd, content, target);
+  const absl::Status written = WriteProduced(fd, produce, target);
   const bool closed = close(fd) == 0;
   if (!written.ok() || !closed) {
     unlink(target.c_str());  // ours: created just now
@@ -228,6 +240,11 @@ absl::Status WriteFileAtomically(const std::string& path, const std::string& con
 
 absl::StatusOr<std::string> WriteNewFile(const std::string& dir, const std::string& stem,
                                          const std::string& suffix, const std::string& content) {
+  return WriteNewFile(dir, stem, suffix, WholeContent(content));
+}
+
+absl::StatusOr<std::string> WriteNewFile(const std::string& dir, const std::string& stem,
+                                         const std::string& suffix, ContentProducer content) {
   const std::string prefix = dir.empty() ? "" : dir.back() == '/' ? dir : dir + "/";
   std::string temp;
   TD_RETURN_IF_ERROR(WriteTemporary(prefix, stem + suffix, content, &temp));

@@ -4,7 +4,9 @@
 #define TD_RUNTIME_BASE_OUTPUT_FILES_H_
 
 #include <string>
+#include <string_view>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
@@ -35,6 +37,22 @@ absl::Status WriteFileAtomically(const std::string& path, const std::string& con
 // than replace). Returns the path written.
 absl::StatusOr<std::string> WriteNewFile(const std::string& dir, const std::string& stem,
                                          const std::string& suffix, const std::string& content);
+
+// Content written as it is produced, so that a large report is never held
+// whole: the producer passes its pieces, in order, to the writer it is
+// given, and returns false when it could not produce all of them (out of
+// memory) or the writer returned false (the write failed). It may be called
+// more than once, each time from the start.
+using PieceWriter = absl::FunctionRef<bool(std::string_view piece)>;
+using ContentProducer = absl::FunctionRef<bool(PieceWriter write)>;
+// A producer of `content` in one piece.
+inline auto WholeContent(const std::string& content) {
+  return [&content](PieceWriter write) { return write(content); };
+}
+// WriteNewFile of what `content` produces. A file left incomplete (a failed
+// write, a producer out of memory) is removed: an error names it.
+absl::StatusOr<std::string> WriteNewFile(const std::string& dir, const std::string& stem,
+                                         const std::string& suffix, ContentProducer content);
 
 // "td-<program>-<pid>.json", with characters other than [A-Za-z0-9._-]
 // in the program name replaced by '_', and the name cut to its first 128

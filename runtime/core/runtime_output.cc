@@ -32,8 +32,7 @@ std::string RunFileStem(const RunData& data) {
 // sharing the directory, or an earlier run whose pid was reused), the next
 // free numbered name, and one line that says so.
 absl::StatusOr<std::string> WriteRunFile(const std::string& dir, const std::string& stem, const std::string& suffix,
-                                         const std::string& body) {
-  if (body.empty()) return absl::ResourceExhaustedError("out of memory while formatting it");
+                                         ContentProducer body) {
   absl::StatusOr<std::string> path = WriteNewFile(dir, stem, suffix, body);
   const std::string preferred = stem + suffix;
   if (path.ok() && !(path->size() > preferred.size() && absl::EndsWith(*path, "/" + preferred))) {
@@ -50,7 +49,10 @@ void Runtime::WriteTrace(const RunData& data, const std::vector<ThreadTrace>& tr
   const std::string body = DumpJson(
       TraceToChromeJson(traces, regions_.AllNames(), data.layout, data.program.pid, data.program.name));
   const absl::StatusOr<std::string> path =
-      WriteRunFile(config_.json_dir, RunFileStem(data), ".trace.json", body.empty() ? body : body + "\n");
+      body.empty() ? absl::ResourceExhaustedError("out of memory while formatting it")
+                   : WriteRunFile(config_.json_dir, RunFileStem(data), ".trace.json", [&body](PieceWriter write) {
+                       return write(body) && write("\n");
+                     });
   if (!path.ok()) {
     Announce(Severity::kError, absl::StrCat("trace: ", path.status().message()));
   } else if (!config_.quiet && PrintsReports(config_)) {
@@ -61,17 +63,26 @@ void Runtime::WriteTrace(const RunData& data, const std::vector<ThreadTrace>& tr
 void Runtime::WriteReports(RunData& data) {
   if (config_.write_json) {
     const std::string stem = RunFileStem(data);
-    const std::string body = RunFileText(data);
+    // Written as it is formatted, a piece at a time (at 640,000 parts the
+    // whole text was 94 MB held at once).
+    const auto body = [&data](PieceWriter write) { return WriteRunFileText(data, write); };
     absl::StatusOr<std::string> path = WriteRunFile(config_.json_dir, stem, ".json", body);
-    if (!path.ok() && !body.empty()) {
+    if (!path.ok() && !absl::IsResourceExhausted(path.status())) {
       const std::string& fallback_dir = config_.tmpdir;
       Announce(Severity::kError, absl::StrFormat("TD_OUTPUT_DIR=%s: %s; writing %s/%s.json instead", config_.json_dir,
                                                  path.status().message(), fallback_dir, stem));
       path = WriteRunFile(fallback_dir, stem, ".json", body);
     }
-    if (!path.ok()) {
+    if (!path.ok() && absl::IsResourceExhausted(path.status())) {
+      Announce(Severity::kError, absl::StrCat("the JSON report: ", path.status().message()));
+    } else if (!path.ok()) {
       Announce(Severity::kError, absl::StrCat(path.status().message(), "; the JSON report follows on stderr"));
-      WriteToStderr(body);
+      if (!body([](std::string_view piece) {
+            WriteToStderr(piece);
+            return true;
+          })) {
+        Announce(Severity::kError, "the JSON report: out of memory while formatting it");
+      }
     } else if (!config_.quiet && PrintsReports(config_)) {
       Announce(Severity::kNotice, absl::StrCat("wrote ", *path));
     }

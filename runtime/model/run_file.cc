@@ -189,6 +189,20 @@ json RunToJson(const RunData& data) {
 
 std::string RunFileText(const RunData& data) {
   try {
+    std::string text;
+    const bool complete = WriteRunFileText(data, [&text](std::string_view piece) {
+      text.append(piece);
+      return true;
+    });
+    if (!complete) return "";
+    return text;
+  } catch (...) {
+    return "";  // out of memory: the caller says it could not write
+  }
+}
+
+bool WriteRunFileText(const RunData& data, absl::FunctionRef<bool(std::string_view piece)> write) {
+  try {
     // The document without its regions, indented, then each region on one
     // line of its own, written straight into the text.
     json head = RunWithoutRegionsToJson(data);
@@ -196,24 +210,25 @@ std::string RunFileText(const RunData& data) {
     std::string text = DumpJson(head, 1);
     static constexpr std::string_view kEmpty = "\n \"regions\": []";
     const size_t at = text.find(kEmpty);
-    if (text.empty() || at == std::string::npos) return "";
-    if (data.regions.empty()) return text + "\n";
-    std::string tail = text.substr(at + kEmpty.size());
+    if (text.empty() || at == std::string::npos) return false;
+    if (data.regions.empty()) return write(text.append("\n"));
+    const std::string tail = text.substr(at + kEmpty.size());
     text.resize(at);
-    size_t parts = 0;
-    for (const Region& region : data.regions) parts += region.threads.size();
-    // About what a part and a region take, so that the text grows once or twice.
-    text.reserve(text.size() + tail.size() + data.regions.size() * 160 +
-                 parts * (180 + 2 * 8 * data.layout.events.size()));
+    // A piece and the region that takes it past kRunFilePieceBytes: the text grows once.
+    text.reserve(kRunFilePieceBytes + kRunFilePieceBytes / 4);
     text.append("\n \"regions\": [");
     for (size_t r = 0; r < data.regions.size(); ++r) {
       text.append(r == 0 ? "\n  " : ",\n  ");
       AppendRegion(data, r, &text);
+      if (text.size() >= kRunFilePieceBytes) {
+        if (!write(text)) return false;
+        text.clear();
+      }
     }
     text.append("\n ]").append(tail).append("\n");
-    return text;
+    return write(text);
   } catch (...) {
-    return "";  // out of memory: the caller says it could not write
+    return false;  // out of memory: the caller says it could not write
   }
 }
 

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 #include "runtime/model/run_data.h"
@@ -19,6 +20,11 @@ nlohmann::json RunToJson(const RunData& data);
 // built one region at a time, so a run with 640,000 (thread, region) parts
 // never holds them all as one JSON tree. "" when memory runs out.
 std::string RunFileText(const RunData& data);
+// The same bytes passed to `write` in pieces of about kRunFilePieceBytes as
+// they are formatted, so that the text is never held whole either. False
+// when memory runs out or `write` returns false (nothing more is written).
+inline constexpr size_t kRunFilePieceBytes = size_t{1} << 20;
+bool WriteRunFileText(const RunData& data, absl::FunctionRef<bool(std::string_view piece)> write);
 // Checks the schema version and every field it reads; errors name the field.
 // The key of event `index` in a thread's "counters": its name, or
 // "name@gN" for a copy of an event the planner put in several groups.

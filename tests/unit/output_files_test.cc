@@ -8,11 +8,13 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -29,6 +31,20 @@ std::string Slurp(const std::string& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// The names in `dir` but "." and "..", hidden temporary files included, sorted.
+std::vector<std::string> Entries(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = opendir(dir.c_str()); d != nullptr) {
+    while (dirent* e = readdir(d)) {
+      const std::string name = e->d_name;
+      if (name != "." && name != "..") names.push_back(name);
+    }
+    closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 // A symlink to a file is neither followed nor replaced: an error, both kept.
@@ -180,16 +196,31 @@ TEST(OutputFiles, NewFilesNeverReplaceOne) {
   ASSERT_TRUE(free_name.ok());
   EXPECT_EQ(*free_name, dir + "/td-app-8.json");
   // No temporary files are left behind.
-  int files = 0;
-  for (DIR* d = opendir(dir.c_str()); d != nullptr;) {
-    dirent* e = readdir(d);
-    if (e == nullptr) {
-      closedir(d);
-      break;
-    }
-    files += e->d_name[0] != '.' || std::string(e->d_name).find(".tmp.") != std::string::npos;
-  }
-  EXPECT_EQ(files, 4);
+  EXPECT_EQ(Entries(dir).size(), 4u);
+}
+
+// Content written as it is produced (the run file at exit): every piece in
+// order; a producer that cannot finish leaves no file, final or temporary.
+TEST(OutputFiles, ProducedContentIsWrittenPieceByPieceAndNeverLeftHalfDone) {
+  const std::string dir = TempDir();
+  const auto three = [](PieceWriter write) { return write("one ") && write("two ") && write("three"); };
+  absl::StatusOr<std::string> path = WriteNewFile(dir, "td-app-9", ".json", three);
+  ASSERT_TRUE(path.ok()) << path.status();
+  EXPECT_EQ(*path, dir + "/td-app-9.json");
+  EXPECT_EQ(Slurp(*path), "one two three");
+  int pieces_asked = 0;
+  const auto runs_out = [&pieces_asked](PieceWriter write) {
+    ++pieces_asked;
+    return write("half of it") && false;  // out of memory after the first piece
+  };
+  absl::StatusOr<std::string> failed = WriteNewFile(dir, "td-app-10", ".json", runs_out);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_TRUE(absl::IsResourceExhausted(failed.status())) << failed.status();
+  EXPECT_NE(failed.status().message().find("out of memory"), std::string::npos) << failed.status();
+  EXPECT_EQ(pieces_asked, 1);
+  struct stat st {};
+  EXPECT_NE(lstat((dir + "/td-app-10.json").c_str(), &st), 0) << "no half-written file";
+  EXPECT_EQ(Entries(dir), std::vector<std::string>{"td-app-9.json"}) << "no temporary file left";
 }
 
 }  // namespace

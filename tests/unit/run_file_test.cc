@@ -3,6 +3,8 @@
 #include "runtime/model/run_file.h"
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -15,6 +17,36 @@ namespace {
 using sample_runs::MultiplexedRun;
 using sample_runs::OddRun;
 using sample_runs::TwoThreadRun;
+
+// At exit the file is written as it is formatted (WriteRunFileText): the
+// same bytes as RunFileText, in pieces of about kRunFilePieceBytes (a piece
+// ends after the region that took it past that size), and a write that fails
+// stops the formatting.
+TEST(JsonReport, TheRunFileIsWrittenInPiecesAsItIsFormatted) {
+  RunData data = TwoThreadRun();
+  const Region copy = data.regions[1];
+  while (data.regions.size() < 10'000) data.regions.push_back(copy);
+  std::string joined;
+  std::vector<size_t> sizes;
+  ASSERT_TRUE(WriteRunFileText(data, [&](std::string_view piece) {
+    joined.append(piece);
+    sizes.push_back(piece.size());
+    return true;
+  }));
+  EXPECT_EQ(joined, RunFileText(data));
+  EXPECT_EQ(nlohmann::json::parse(joined), RunToJson(data));
+  ASSERT_GE(sizes.size(), 3u) << joined.size() << " bytes";
+  for (size_t i = 0; i + 1 < sizes.size(); ++i) {
+    EXPECT_GE(sizes[i], kRunFilePieceBytes) << "piece " << i;
+    EXPECT_LT(sizes[i], kRunFilePieceBytes + 4'096) << "piece " << i << ": at most one region more";
+  }
+  int calls = 0;
+  EXPECT_FALSE(WriteRunFileText(data, [&calls](std::string_view) {
+    ++calls;
+    return false;
+  }));
+  EXPECT_EQ(calls, 1) << "nothing more is formatted or written after a failed write";
+}
 
 TEST(JsonReport, RoundTripsExactly) {
   const RunData data = TwoThreadRun();
