@@ -178,8 +178,10 @@ absl::Status ReplaceAtomically(const std::string& path, const std::string& conte
   return absl::OkStatus();
 }
 
-// Moves `temp` to `target` unless something is there: 0, or the errno.
-int MoveWithoutReplacing(const std::string& temp, const std::string& target, ContentProducer produce) {
+// Moves `temp` to `target` unless something is there: 0, or the errno; -1
+// with *failure set where writing `target` in place failed.
+int MoveWithoutReplacing(const std::string& temp, const std::string& target, ContentProducer produce,
+                         absl::Status* failure) {
   if (link(temp.c_str(), target.c_str()) == 0) {
     unlink(temp.c_str());
     return 0;
@@ -194,11 +196,12 @@ int MoveWithoutReplacing(const std::string& temp, const std::string& target, Con
   // Neither: create the name exclusively and write it in place (produced a second time).
   const int fd = open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return errno;
-  const absl::Status written = WriteProduced(fd, produce, target);
-  const bool closed = close(fd) == 0;
-  if (!written.ok() || !closed) {
+  absl::Status written = WriteProduced(fd, produce, target);
+  if (close(fd) != 0 && written.ok()) written = absl::ErrnoToStatus(errno, absl::StrCat("cannot write ", target));
+  if (!written.ok()) {
     unlink(target.c_str());  // ours: created just now
-    return EIO;
+    *failure = std::move(written);
+    return -1;
   }
   unlink(temp.c_str());
   return 0;
@@ -251,10 +254,12 @@ absl::StatusOr<std::string> WriteNewFile(const std::string& dir, const std::stri
   constexpr int kNames = 1000;
   for (int n = 0; n < kNames; ++n) {
     const std::string target = prefix + (n == 0 ? stem : absl::StrFormat("%s.%d", stem, n)) + suffix;
-    const int err = MoveWithoutReplacing(temp, target, content);
+    absl::Status failure;
+    const int err = MoveWithoutReplacing(temp, target, content, &failure);
     if (err == 0) return target;
     if (err == EEXIST) continue;
     unlink(temp.c_str());
+    if (err < 0) return failure;
     return absl::ErrnoToStatus(err, absl::StrCat("cannot write ", target));
   }
   unlink(temp.c_str());

@@ -45,7 +45,8 @@ absl::StatusOr<std::string> WriteNewFile(const std::string& dir, const std::stri
 // more than once, each time from the start.
 using PieceWriter = absl::FunctionRef<bool(std::string_view piece)>;
 using ContentProducer = absl::FunctionRef<bool(PieceWriter write)>;
-// A producer of `content` in one piece.
+// A producer of `content` in one piece. It refers to `content`: pass it
+// straight to a call, never keep it.
 inline auto WholeContent(const std::string& content) {
   return [&content](PieceWriter write) { return write(content); };
 }

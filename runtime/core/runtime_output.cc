@@ -43,6 +43,25 @@ absl::StatusOr<std::string> WriteRunFile(const std::string& dir, const std::stri
   return path;
 }
 
+// The run file's text as WriteNewFile takes it: written as it is formatted,
+// a piece at a time (at 640,000 parts the whole text was 94 MB held at
+// once). Remembers whether its last production stopped because formatting
+// ran out of memory, rather than because a write failed (a full disk, no
+// descriptor left): only then is a fallback directory not worth trying.
+struct RunFileBody {
+  const RunData& data;
+  mutable bool out_of_memory = false;
+  bool operator()(PieceWriter write) const {
+    bool write_failed = false;
+    const bool complete = WriteRunFileText(data, [&](std::string_view piece) {
+      write_failed = !write(piece);
+      return !write_failed;
+    });
+    out_of_memory = !complete && !write_failed;
+    return complete;
+  }
+};
+
 }  // namespace
 
 void Runtime::WriteTrace(const RunData& data, const std::vector<ThreadTrace>& traces) {
@@ -63,25 +82,23 @@ void Runtime::WriteTrace(const RunData& data, const std::vector<ThreadTrace>& tr
 void Runtime::WriteReports(RunData& data) {
   if (config_.write_json) {
     const std::string stem = RunFileStem(data);
-    // Written as it is formatted, a piece at a time (at 640,000 parts the
-    // whole text was 94 MB held at once).
-    const auto body = [&data](PieceWriter write) { return WriteRunFileText(data, write); };
+    const RunFileBody body{data};
     absl::StatusOr<std::string> path = WriteRunFile(config_.json_dir, stem, ".json", body);
-    if (!path.ok() && !absl::IsResourceExhausted(path.status())) {
+    if (!path.ok() && !body.out_of_memory) {
       const std::string& fallback_dir = config_.tmpdir;
       Announce(Severity::kError, absl::StrFormat("TD_OUTPUT_DIR=%s: %s; writing %s/%s.json instead", config_.json_dir,
                                                  path.status().message(), fallback_dir, stem));
       path = WriteRunFile(fallback_dir, stem, ".json", body);
     }
-    if (!path.ok() && absl::IsResourceExhausted(path.status())) {
-      Announce(Severity::kError, absl::StrCat("the JSON report: ", path.status().message()));
+    if (!path.ok() && body.out_of_memory) {
+      Announce(Severity::kError, "the JSON report: out of memory while formatting it; not written");
     } else if (!path.ok()) {
       Announce(Severity::kError, absl::StrCat(path.status().message(), "; the JSON report follows on stderr"));
       if (!body([](std::string_view piece) {
             WriteToStderr(piece);
             return true;
           })) {
-        Announce(Severity::kError, "the JSON report: out of memory while formatting it");
+        Announce(Severity::kError, "the JSON report on stderr above is incomplete: out of memory while formatting it");
       }
     } else if (!config_.quiet && PrintsReports(config_)) {
       Announce(Severity::kNotice, absl::StrCat("wrote ", *path));

@@ -12,6 +12,8 @@
 // counters, the TSC and one test per page that its lock still has the copied
 // value, after the counters were read: the protocol's first lock read moved
 // back to the copy, nothing read in between but the copy and the counter.
+// (The lock moves by two at each update, so a value seen again means no
+// update, unless 2^31 of them came between two reads of the same thread.)
 // A lock that moved sends the read to the cold path, which copies the pages
 // again and reads once more; where a page forbids a user read, or the kernel
 // touched one during the copy, the caller takes ThreadCounters::Read, whose
@@ -120,7 +122,9 @@ __attribute__((always_inline)) inline bool WithCopiedMembers(const SoleUserRead&
 
 // The leader's times have run for this long since the copy: the kernel's
 // formula (NanosecondsSinceUpdate), quotient and remainder in one,
-// floor(cycles × mult / 2^shift), modulo 2^64 as there.
+// floor(cycles × mult / 2^shift) modulo 2^64. The same number as the
+// kernel's where its remainder × mult fits in 64 bits, i.e. a shift of at
+// most 32 (Refresh refuses more; x86 writes at most 32).
 template <bool kFake>
 __attribute__((always_inline)) inline uint64_t NanosecondsSinceCopy(const SoleUserRead& g) {
   return static_cast<uint64_t>((static_cast<unsigned __int128>(Tsc<kFake>(g.fake_tsc)) * g.time_mult) >>
@@ -128,9 +132,11 @@ __attribute__((always_inline)) inline uint64_t NanosecondsSinceCopy(const SoleUs
 }
 
 // Whether every page's lock still has the value its copy was taken under,
-// tested after the counters and the TSC were read: the counters went to
-// memory or are held in locals the barrier may not delay past it, and the
-// time is an operand.
+// tested after the counters and the TSC were read. rdpmc and rdtsc are
+// volatile asm statements, which the compiler keeps in order with the
+// barrier's; the fakes' loads stay before it (it may write any memory); the
+// time is an operand besides. What is computed from the counters may come
+// after it: only their reads need to come first.
 template <uint32_t N>
 __attribute__((always_inline)) inline bool LocksUnmoved(const SoleUserRead& g, uint64_t& since) {
   asm volatile("" : "+r"(since)::"memory");
@@ -246,7 +252,7 @@ bool Refresh(SoleUserRead& g) {
       running = page->time_running + page->time_offset;
       mult = page->time_mult;
       time_shift = page->time_shift;
-      if (time_shift >= 64) return false;  // no kernel writes one; the shift below needs it
+      if (time_shift > 32) return false;  // NanosecondsSinceCopy; the group reader takes the rest
     }
     CompilerBarrier();
     if (page->lock != copy.lock) return false;

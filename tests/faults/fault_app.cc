@@ -165,6 +165,23 @@ int FewFileDescriptors() {
   return kExitCode;
 }
 
+// At exit no descriptor can be opened (soft limit 3: stdin, stdout and
+// stderr), so the JSON file can be created neither in TD_OUTPUT_DIR nor in
+// the fallback directory. The limit comes back after td finalized, before
+// the sanitizers' exit checks, which read /proc.
+rlimit g_descriptors_before{};
+void RestoreDescriptors() { setrlimit(RLIMIT_NOFILE, &g_descriptors_before); }
+
+int NoDescriptorAtExit() {
+  if (getrlimit(RLIMIT_NOFILE, &g_descriptors_before) != 0) return 3;
+  std::atexit(&RestoreDescriptors);  // before td starts: runs after td's own exit handler
+  OneRegion(nullptr);
+  rlimit limit = g_descriptors_before;
+  limit.rlim_cur = 3;
+  if (setrlimit(RLIMIT_NOFILE, &limit) != 0) return 3;
+  return kExitCode;
+}
+
 // The child leaves by exit(), _exit() or exec; the parent reports its own.
 int ForkThen(const std::string& how) {
   TD_REGION_BEGIN("before_fork");
@@ -304,6 +321,7 @@ int main(int argc, char** argv) {
   if (scenario == "deep") return Deep();
   if (scenario == "wide") return Wide();
   if (scenario == "few_fds") return FewFileDescriptors();
+  if (scenario == "no_fd_at_exit") return NoDescriptorAtExit();
   if (scenario == "fork_exit") return ForkThen("exit");
   if (scenario == "fork__exit") return ForkThen("_exit");
   if (scenario == "fork_exec") return ForkThen("exec");

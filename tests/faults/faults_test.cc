@@ -167,6 +167,25 @@ TEST(Faults, TooFewFileDescriptorsIsOneLineAndEveryCallCounts) {
   EXPECT_NE(run.err.find("counters not measured on "), std::string::npos) << run.err;
 }
 
+// No descriptor at exit is a failure of the file, not of formatting: td
+// tries the fallback directory, then writes the JSON on stderr, whole.
+TEST(Faults, NoDescriptorAtExitSendsTheJsonToStderr) {
+  const ScenarioRun run = RunFault("no_fd_at_exit");
+  ASSERT_EQ(run.exit_code, kExitCode) << run.err;
+  EXPECT_TRUE(run.reports.empty()) << run.err;
+  EXPECT_EQ(Count(run.err, ".json instead"), 1u) << "the fallback directory was tried:\n" << run.err;
+  EXPECT_EQ(Count(run.err, "the JSON report follows on stderr"), 1u) << run.err;
+  const size_t start = run.err.find("{\n \"backend\"");
+  ASSERT_NE(start, std::string::npos) << run.err;
+  const size_t end = run.err.find("\n}\n", start);
+  ASSERT_NE(end, std::string::npos) << run.err;
+  const nlohmann::json report = nlohmann::json::parse(run.err.substr(start, end + 2 - start), nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << run.err.substr(start, end + 2 - start);
+  const nlohmann::json* work = FindRegion(report, "work");
+  ASSERT_NE(work, nullptr);
+  EXPECT_EQ(SumOverThreads(*work, "calls"), 1);
+}
+
 TEST(Faults, ForkedChildThatExitsWritesItsOwnFile) {
   const ScenarioRun run = RunFault("fork_exit");
   ASSERT_EQ(run.exit_code, kExitCode) << run.err;

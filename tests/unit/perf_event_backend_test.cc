@@ -403,6 +403,14 @@ TEST(PerfEventBackendOnFakePages, TheInlineReadFollowsThePagesTheKernelUpdates) 
   words = expect_both_reads(3, "leader's times updated");
   EXPECT_EQ(words[sole->group_word + 1], 1000u + 165) << "time enabled";
   EXPECT_EQ(words[sole->group_word + 2], 1000u + 165 - 40) << "time running";
+  // The kernel halfway through rewriting a page from another CPU (its lock
+  // odd): no copy is taken from it and the read is left to the group reader.
+  ++pmu.pages[2].lock;
+  std::vector<uint64_t> refused(layout.words);
+  EXPECT_FALSE(ReadSoleUserGroup(*sole, refused.data()));
+  EXPECT_EQ(sole->refreshes, 4u);
+  ++pmu.pages[2].lock;
+  expect_both_reads(5, "the rewrite finished");
   EXPECT_EQ(pmu.kernel_reads, 0u);
 }
 
