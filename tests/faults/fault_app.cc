@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "td/td.hpp"
+#include "tests/support/sanitizers.h"
 
 namespace {
 
@@ -220,17 +221,7 @@ int Signal(int signal_number) {
 // Many begin/end pairs traced on one thread; with TD_TRACE_MEMORY small,
 // the ring stops growing and keeps the newest events.
 int ManyTracedPairs() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  const bool sanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-  const bool sanitized = true;
-#else
-  const bool sanitized = false;
-#endif
-#else
-  const bool sanitized = false;
-#endif
+  const bool sanitized = td::sanitizers::kAddress || td::sanitizers::kThread;
   // Sanitizers reserve terabytes of address space: an address-space limit
   // would stop them, not td.
   if (EnvInt("FAULT_ADDRESS_SPACE_MB", 0) > 0 && !sanitized) {

@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/scenarios/run_scenario.h"
+#include "tests/support/sanitizers.h"
 
 namespace td::testing {
 namespace {
@@ -167,24 +168,12 @@ TEST(Faults, TooFewFileDescriptorsIsOneLineAndEveryCallCounts) {
   EXPECT_NE(run.err.find("counters not measured on "), std::string::npos) << run.err;
 }
 
-// UBSan's vptr check opens a pipe on a type it has not seen yet; with no
-// descriptor left it reports a valid object as having an invalid vptr.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kVptrChecksNeedDescriptors = true;  // the ASan stage is ASan+UBSan
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
-constexpr bool kVptrChecksNeedDescriptors = true;
-#else
-constexpr bool kVptrChecksNeedDescriptors = false;
-#endif
-#else
-constexpr bool kVptrChecksNeedDescriptors = false;
-#endif
-
 // No descriptor at exit is a failure of the file, not of formatting: td
 // tries the fallback directory, then writes the JSON on stderr, whole.
 TEST(Faults, NoDescriptorAtExitSendsTheJsonToStderr) {
-  if (kVptrChecksNeedDescriptors) {
+  // UBSan's vptr check opens a pipe on a type it has not seen yet; with no
+  // descriptor left it reports a valid object as having an invalid vptr.
+  if (sanitizers::kUndefinedBehavior) {
     GTEST_SKIP() << "under UBSan a vptr check with no descriptor left reports a false invalid vptr; "
                     "the plain stage runs this test";
   }

@@ -30,6 +30,7 @@
 #include "runtime/analysis/metric_evaluator.h"
 #include "runtime/analysis/topdown_tree.h"
 #include "runtime/uarch/definitions.h"
+#include "tests/support/sanitizers.h"
 #include "tests/unit/perf_metrics_testing.h"
 
 namespace td {
@@ -237,17 +238,7 @@ void TimeOnlyVector(std::mt19937_64& rng, double cycles, uint64_t, Counts* c) { 
 // for memory and threading errors rather than for values (the 19 keys at 200
 // took ~5 minutes of CPU under ASan).
 constexpr int kFullVectors = 200;
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr int kVectors = 40;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(undefined_behavior_sanitizer)
-constexpr int kVectors = 40;
-#else
-constexpr int kVectors = 200;
-#endif
-#else
-constexpr int kVectors = 200;
-#endif
+constexpr int kVectors = sanitizers::kAny ? 40 : kFullVectors;
 
 class PerfMetricsDiff : public ::testing::TestWithParam<Spec> {};
 
