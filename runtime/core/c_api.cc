@@ -100,21 +100,33 @@ std::optional<uint32_t> RegionNamed(ThreadState* thread, const td_site* site) {
 extern "C" {
 
 // The two common markers: a thread that recorded before and markers on, in
-// which case the thread state does the rest inline and ends the handshake
-// itself (a site not yet registered reaches it as region kUnregistered,
-// which its general path registers); anything else takes the slow path.
+// which case the thread state does the rest (inline for the syscall form,
+// out of line for the user-read form, as the gate's value says) and ends
+// the handshake itself (a site not yet registered reaches it as region
+// kUnregistered, which its general path registers); anything else takes the
+// slow path.
 void td_region_begin(td_site* site) {
   ThreadState* thread = td::t_thread_state;
-  if (__builtin_expect(thread == nullptr || !td::MarkerEnteredFast(thread), 0)) return BeginSlow(thread, site);
-  thread->BeginAndLeave(static_cast<uint32_t>(__atomic_load_n(&site->region_id_plus_one, __ATOMIC_ACQUIRE) - 1),
-                        site);
+  if (__builtin_expect(thread == nullptr, 0)) return BeginSlow(thread, site);
+  const int gate = td::MarkerGateEntered(thread);
+  const auto region = static_cast<uint32_t>(__atomic_load_n(&site->region_id_plus_one, __ATOMIC_ACQUIRE) - 1);
+  if (__builtin_expect(gate == static_cast<int>(td::MarkerForm::kSyscallRead), 1)) {
+    return thread->BeginAndLeave(region, site);
+  }
+  if (gate == static_cast<int>(td::MarkerForm::kUserRead)) return thread->BeginUserReadAndLeave(region, site);
+  return BeginSlow(thread, site);
 }
 
 void td_region_end(td_site* site) {
   ThreadState* thread = td::t_thread_state;
-  if (__builtin_expect(thread == nullptr || !td::MarkerEnteredFast(thread), 0)) return EndSlow(thread, site);
-  thread->EndAndLeave(static_cast<uint32_t>(__atomic_load_n(&site->region_id_plus_one, __ATOMIC_ACQUIRE) - 1),
-                      site);
+  if (__builtin_expect(thread == nullptr, 0)) return EndSlow(thread, site);
+  const int gate = td::MarkerGateEntered(thread);
+  const auto region = static_cast<uint32_t>(__atomic_load_n(&site->region_id_plus_one, __ATOMIC_ACQUIRE) - 1);
+  if (__builtin_expect(gate == static_cast<int>(td::MarkerForm::kSyscallRead), 1)) {
+    return thread->EndAndLeave(region, site);
+  }
+  if (gate == static_cast<int>(td::MarkerForm::kUserRead)) return thread->EndUserReadAndLeave(region, site);
+  return EndSlow(thread, site);
 }
 
 void td_region_begin_p(td_site* site, long long parameter) {

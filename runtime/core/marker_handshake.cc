@@ -28,9 +28,11 @@ bool MarkersMayPassTheGate() {
   return g_runtime_state.load(std::memory_order_seq_cst) == static_cast<int>(RuntimeState::kRunning) &&
          !g_marker_needs_fence.load(std::memory_order_seq_cst);
 }
+// The gate's value while open; written under the lock.
+MarkerForm g_open_gate_form = MarkerForm::kSyscallRead;
 void UpdateMarkerGateLocked() {
   const bool open = MarkersMayPassTheGate();
-  g_marker_gate.store(open ? 1 : 0, std::memory_order_seq_cst);
+  g_marker_gate.store(open ? static_cast<int>(g_open_gate_form) : 0, std::memory_order_seq_cst);
   // A switch-off that could not wait for the lock (below) may have run
   // meanwhile: never leave the gate open on a state that is not running.
   if (open && !MarkersMayPassTheGate()) g_marker_gate.store(0, std::memory_order_seq_cst);
@@ -39,6 +41,13 @@ void UpdateMarkerGateLocked() {
 
 void UpdateMarkerGate() {
   std::lock_guard<std::mutex> lock(GateMutex());
+  UpdateMarkerGateLocked();
+}
+
+void PreferMarkerForm(MarkerForm form) {
+  std::lock_guard<std::mutex> lock(GateMutex());
+  if (g_open_gate_form == form) return;
+  g_open_gate_form = form;
   UpdateMarkerGateLocked();
 }
 

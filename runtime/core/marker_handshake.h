@@ -51,9 +51,10 @@ inline bool MarkerEntered(ThreadState* thread) {
   return false;
 }
 
-// 1 while markers are on and the plain store of MarkerEntered suffices (no
-// fence needed), else 0; finalize lowers it before its barrier. It folds the
-// two loads of MarkerEntered's common case into one.
+// Nonzero while markers are on and the plain store of MarkerEntered suffices
+// (no fence needed), else 0; finalize lowers it before its barrier. It folds
+// the two loads of MarkerEntered's common case into one, and its nonzero
+// value says which form of the common markers to try first (MarkerForm).
 extern std::atomic<int> g_marker_gate;
 // Sets g_marker_gate from the state and g_marker_needs_fence; called after
 // the fence flag changes (the state changes through SetState and this).
@@ -62,12 +63,19 @@ void UpdateMarkerGate();
 // false when the state was not `from`.
 bool SwitchMarkersOff(RuntimeState from);
 
-// MarkerEntered's common case for the C markers: raises the flag and checks
-// the gate. False leaves the flag up: the caller then takes MarkerEntered.
-inline bool MarkerEnteredFast(ThreadState* thread) {
+// The open gate's values: how the threads of this process read their
+// counters at markers, as the last thread attached does (one read() of one
+// group, or the pages in user space). A thread that reads otherwise still
+// records exactly, through its own form's or the general path.
+enum class MarkerForm : int { kSyscallRead = 1, kUserRead = 2 };
+void PreferMarkerForm(MarkerForm form);
+
+// MarkerEntered's common case for the C markers: raises the flag and returns
+// the gate. 0 leaves the flag up: the caller then takes MarkerEntered.
+inline int MarkerGateEntered(ThreadState* thread) {
   thread->in_marker().store(1, std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);  // the compiler keeps the order
-  return g_marker_gate.load(std::memory_order_seq_cst) == 1;
+  return g_marker_gate.load(std::memory_order_seq_cst);
 }
 
 // Publishes what the marker wrote to a finalize that waits for the flag.

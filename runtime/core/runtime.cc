@@ -293,6 +293,7 @@ ThreadState* Runtime::AttachThisThread() {
   threads_.back()->set_openmp_thread(OpenMpThreadNumber());
   t_thread_state = threads_.back().get();
   pthread_setspecific(g_exit_key, t_thread_state);
+  PreferMarkerForm(t_thread_state->user_read_path() ? MarkerForm::kUserRead : MarkerForm::kSyscallRead);
   return t_thread_state;
 }
 
@@ -343,6 +344,7 @@ void Runtime::AfterForkInChild() {
   if (self == nullptr) return;
   auto [counters, error] = OpenCountersOfThisThread(*runtime.backend_);
   self->RestartAfterFork(std::move(counters), runtime.backend_->layout().words, error);
+  PreferMarkerForm(self->user_read_path() ? MarkerForm::kUserRead : MarkerForm::kSyscallRead);
   runtime.threads_.push_back(std::move(self));
 }
 

@@ -164,14 +164,7 @@ class PerfThreadCounters final : public ThreadCounters {
   // never multiplexed (running = enabled), its value the time itself. A
   // source group that did not open leaves it 0: not measured.
   void CopyTimes(uint64_t* snapshot) const {
-    for (const TimeCopy& c : time_copies_) {
-      const uint64_t enabled = snapshot[c.source_offset + 1];
-      uint64_t* block = snapshot + c.word_offset;
-      block[0] = 1;
-      block[1] = enabled;
-      block[2] = enabled;
-      block[3] = enabled;
-    }
+    for (const TimeCopy& c : time_copies_) WriteTimeCopy(snapshot + c.word_offset, snapshot[c.source_offset + 1]);
   }
 
   // The markers' inline read (sole_user_read.h), where Read() is one

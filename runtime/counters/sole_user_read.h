@@ -9,11 +9,11 @@
 // (the thread was scheduled out and in, another event took a counter, an
 // overflow was folded in), so they are copied once, under the lock, and kept
 // with the lock value they were copied under (Refresh). A read is then the
-// counters, the TSC and one test per page that its lock still has the copied
-// value, after the counters were read: the protocol's first lock read moved
+// counters, the TSC and one test that the pages' locks still have the copied
+// values, after the counters were read: the protocol's first lock read moved
 // back to the copy, nothing read in between but the copy and the counter.
-// (The lock moves by two at each update, so a value seen again means no
-// update, unless 2^31 of them came between two reads of the same thread.)
+// (The locks only move forward, so their sum equals the copied sum exactly
+// when none moved, unless 2^32 steps came between the copy and the read.)
 // A lock that moved sends the read to the cold path, which copies the pages
 // again and reads once more; where a page forbids a user read, or the kernel
 // touched one during the copy, the caller takes ThreadCounters::Read, whose
@@ -68,10 +68,20 @@ struct SoleUserRead {
   // brings them up to now (the event runs: its index is not 0).
   uint64_t enabled_base = 0;
   uint64_t running_base = 0;
-  uint32_t time_mult = 0;
+  uint64_t time_mult = 0;  // the page's 32 bits, widened: the multiply's memory operand
   uint32_t time_shift = 0;
   uint32_t copied_members = 0;  // members once copied; 0 before and after a failed copy
+  uint32_t lock_sum = 0;        // of the copies' lock values (LocksUnmoved)
 };
+
+// A task-clock that is a group's time enabled, as read() of a one-event
+// group would give it: one event, enabled = running = the count.
+inline void WriteTimeCopy(uint64_t* block, uint64_t enabled) {
+  block[0] = 1;
+  block[1] = enabled;
+  block[2] = enabled;
+  block[3] = enabled;
+}
 
 namespace sole_user_read_internal {
 
@@ -98,9 +108,16 @@ __attribute__((always_inline)) inline uint64_t Count(const SoleUserRead::Copy& c
   return static_cast<uint64_t>(copy.offset + (static_cast<int64_t>(raw << shift) >> shift));
 }
 
-// Nonzero where member i's page lock has moved since its copy was taken.
-__attribute__((always_inline)) inline uint32_t Moved(const SoleUserRead& g, uint32_t i) {
-  return g.pages[i]->lock ^ g.copies[i].lock;
+// Where the group's block starts in a snapshot: g.group_word, or a word
+// known in advance (the markers' forms made for a layout).
+constexpr int kAnyGroupWord = -1;
+template <int kGroupWord>
+__attribute__((always_inline)) inline uint32_t GroupWord(const SoleUserRead& g) {
+  if constexpr (kGroupWord == kAnyGroupWord) {
+    return g.group_word;
+  } else {
+    return kGroupWord;
+  }
 }
 
 // Calls read(std::integral_constant<uint32_t, N>) for the group's N members
@@ -127,30 +144,49 @@ __attribute__((always_inline)) inline bool WithCopiedMembers(const SoleUserRead&
 // most 32 (Refresh refuses more; x86 writes at most 32).
 template <bool kFake>
 __attribute__((always_inline)) inline uint64_t NanosecondsSinceCopy(const SoleUserRead& g) {
+#if defined(__x86_64__)
+  // The full product and one double shift: the count is below 64
+  // (Refresh's promise), which the compiler's 128-bit shift would test for.
+  uint64_t low = Tsc<kFake>(g.fake_tsc);
+  uint64_t high;
+  asm("mulq %2\n\tshrdq %%cl, %%rdx, %%rax"
+      : "+a"(low), "=&d"(high)
+      : "rm"(g.time_mult), "c"(g.time_shift)
+      : "cc");
+  return low;
+#else
   return static_cast<uint64_t>((static_cast<unsigned __int128>(Tsc<kFake>(g.fake_tsc)) * g.time_mult) >>
                                g.time_shift);
+#endif
 }
 
 // Whether every page's lock still has the value its copy was taken under,
-// tested after the counters and the TSC were read. rdpmc and rdtsc are
-// volatile asm statements, which the compiler keeps in order with the
-// barrier's; the fakes' loads stay before it (it may write any memory); the
-// time is an operand besides. What is computed from the counters may come
-// after it: only their reads need to come first.
+// tested after the counters and the TSC were read: the sum of the locks
+// against the sum of the copied values. A lock only ever moves forward (by
+// one as the kernel starts an update, by one as it ends it), so the sums
+// differ as soon as any one moved, unless 2^32 steps came between the copy
+// and this read. rdpmc and rdtsc are volatile asm statements, which the
+// compiler keeps in order with the barrier's; the fakes' loads stay before
+// it (it may write any memory); the time is an operand besides. What is
+// computed from the counters may come after it: only their reads need to
+// come first.
 template <uint32_t N>
 __attribute__((always_inline)) inline bool LocksUnmoved(const SoleUserRead& g, uint64_t& since) {
   asm volatile("" : "+r"(since)::"memory");
-  uint32_t moved = 0;
+  uint32_t sum = 0;
+  // Plain loads: after the barrier they cannot be hoisted, and they may then
+  // be folded into the additions.
 #pragma GCC unroll 8
-  for (uint32_t i = 0; i < N; ++i) moved |= Moved(g, i);
-  return __builtin_expect(moved == 0, 1);
+  for (uint32_t i = 0; i < N; ++i) sum += const_cast<const perf_event_mmap_page*>(g.pages[i])->lock;
+  return __builtin_expect(sum == g.lock_sum, 1);
 }
 
-// N members.
-template <bool kFake, uint32_t N>
+// N members. kTimeCopy false leaves the derived task-clock's words
+// unwritten (CompleteSoleUserSnapshot writes them).
+template <bool kFake, uint32_t N, bool kTimeCopy = true, int kGroupWord = kAnyGroupWord>
 __attribute__((always_inline)) inline bool ReadCopiedMembers(SoleUserRead& g, uint64_t* snapshot) {
   const unsigned shift = g.shift;
-  uint64_t* block = snapshot + g.group_word;
+  uint64_t* block = snapshot + GroupWord<kGroupWord>(g);
 #pragma GCC unroll 8
   for (uint32_t i = 0; i < N; ++i) block[3 + i] = Count<kFake>(g.copies[i], shift);
   uint64_t since = NanosecondsSinceCopy<kFake>(g);
@@ -159,14 +195,7 @@ __attribute__((always_inline)) inline bool ReadCopiedMembers(SoleUserRead& g, ui
   block[0] = N;
   block[1] = enabled;
   block[2] = g.running_base + since;
-  if (g.time_copy_word != SoleUserRead::kNoTimeCopy) {
-    // task-clock as read() of a one-event group would give it (PerfThreadCounters::CopyTimes).
-    uint64_t* time = snapshot + g.time_copy_word;
-    time[0] = 1;
-    time[1] = enabled;
-    time[2] = enabled;
-    time[3] = enabled;
-  }
+  if (kTimeCopy && g.time_copy_word != SoleUserRead::kNoTimeCopy) WriteTimeCopy(snapshot + g.time_copy_word, enabled);
   ++g.reads;
   return true;
 }
@@ -183,22 +212,25 @@ __attribute__((always_inline)) inline bool ReadCopied(SoleUserRead& g, uint64_t*
 // The differences stay in registers until the locks are tested, so a moved
 // lock leaves `to` untouched. Words 0 of the group's block (its count of
 // events) and of the task-clock block (1) differ by 0 and are left alone.
-template <bool kFake, uint32_t N>
+// kTimeCopy false leaves the derived task-clock's words of `to` alone (the
+// markers' forms made for a group size: the thread derives them from the
+// group's time enabled where it reports them).
+template <bool kFake, uint32_t N, bool kTimeCopy = true, int kGroupWord = kAnyGroupWord>
 __attribute__((always_inline)) inline bool AddCopiedMembers(SoleUserRead& g, const uint64_t* start, uint64_t* to) {
   const unsigned shift = g.shift;
-  const uint64_t* begun = start + g.group_word;
+  const uint64_t* begun = start + GroupWord<kGroupWord>(g);
   uint64_t delta[N];
 #pragma GCC unroll 8
   for (uint32_t i = 0; i < N; ++i) delta[i] = Count<kFake>(g.copies[i], shift) - begun[3 + i];
   uint64_t since = NanosecondsSinceCopy<kFake>(g);
   if (!LocksUnmoved<N>(g, since)) return false;
-  uint64_t* block = to + g.group_word;
+  uint64_t* block = to + GroupWord<kGroupWord>(g);
 #pragma GCC unroll 8
   for (uint32_t i = 0; i < N; ++i) block[3 + i] += delta[i];
   const uint64_t enabled = g.enabled_base + since - begun[1];
   block[1] += enabled;
   block[2] += g.running_base + since - begun[2];
-  if (g.time_copy_word != SoleUserRead::kNoTimeCopy) {
+  if (kTimeCopy && g.time_copy_word != SoleUserRead::kNoTimeCopy) {
     uint64_t* time = to + g.time_copy_word;
     time[1] += enabled;
     time[2] += enabled;
@@ -222,6 +254,7 @@ __attribute__((always_inline)) inline bool AddCopied(SoleUserRead& g, const uint
 template <bool kFake>
 bool Refresh(SoleUserRead& g) {
   g.copied_members = 0;
+  g.lock_sum = 0;
   ++g.refreshes;
   if (g.members == 0 || g.members > SoleUserRead::kMaxMembers) return false;
   for (uint32_t i = 0; i < g.members; ++i) {
@@ -257,6 +290,7 @@ bool Refresh(SoleUserRead& g) {
     CompilerBarrier();
     if (page->lock != copy.lock) return false;
     g.copies[i] = copy;
+    g.lock_sum += copy.lock;
     if (i == 0) {
       g.enabled_base = enabled;
       g.running_base = running;
@@ -288,6 +322,28 @@ __attribute__((always_inline)) inline bool ReadSoleUserGroup(SoleUserRead& g, ui
   return ReadCopied<true>(g, snapshot) || RefreshAndRead<true>(g, snapshot);
 }
 
+// The same for a group of N members, fake or real, known in advance (the
+// markers' forms chosen when the counters were opened): no dispatch, no
+// call, and the derived task-clock's words left for
+// CompleteSoleUserSnapshot (they equal the group's time enabled, which
+// END's AddSoleUserGroupDeltas reads instead). False where the copies
+// cannot serve (none yet, or a lock moved): the caller then takes
+// ReadSoleUserGroup, which copies the pages again.
+template <bool kFake, uint32_t N, int kGroupWord>
+__attribute__((always_inline)) inline bool ReadSoleUserMembers(SoleUserRead& g, uint64_t* snapshot) {
+  using namespace sole_user_read_internal;
+  return __builtin_expect(g.copied_members == N, 1) && ReadCopiedMembers<kFake, N, false, kGroupWord>(g, snapshot);
+}
+
+// Writes the derived task-clock's words of a snapshot ReadSoleUserMembers
+// took, as ReadSoleUserGroup would have; a snapshot that has them already
+// is left as it is.
+inline void CompleteSoleUserSnapshot(const SoleUserRead& g, uint64_t* snapshot) {
+  if (g.time_copy_word != SoleUserRead::kNoTimeCopy) {
+    WriteTimeCopy(snapshot + g.time_copy_word, snapshot[g.group_word + 1]);
+  }
+}
+
 // END's form: adds what the counters and times moved since `start` (a
 // snapshot as ReadSoleUserGroup or ThreadCounters::Read gives it) to `to`.
 // False, with `to` untouched, when the copied fields cannot serve (a lock
@@ -298,6 +354,12 @@ __attribute__((always_inline)) inline bool AddSoleUserGroupDeltas(SoleUserRead& 
   using namespace sole_user_read_internal;
   if (__builtin_expect(g.fake_pmc == nullptr, 1)) return AddCopied<false>(g, start, to);
   return AddCopied<true>(g, start, to);
+}
+template <bool kFake, uint32_t N, int kGroupWord>
+__attribute__((always_inline)) inline bool AddSoleUserMemberDeltas(SoleUserRead& g, const uint64_t* start,
+                                                                   uint64_t* to) {
+  using namespace sole_user_read_internal;
+  return __builtin_expect(g.copied_members == N, 1) && AddCopiedMembers<kFake, N, false, kGroupWord>(g, start, to);
 }
 
 }  // namespace td

@@ -1,7 +1,10 @@
 #include "runtime/regions/thread_state.h"
 
+
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <utility>
 
 #include "absl/strings/str_format.h"
 #include "runtime/base/diagnostics.h"
@@ -43,6 +46,10 @@ void ThreadState::UseCounters(std::unique_ptr<ThreadCounters> counters) {
   sole_read_fd_ = counters_ != nullptr ? counters_->SoleKernelRead(&bytes) : -1;
   sole_read_bytes_ = static_cast<ssize_t>(bytes);
   sole_user_ = counters_ != nullptr && sole_read_fd_ < 0 ? counters_->SoleUserGroup() : nullptr;
+  if (sole_user_ != nullptr && sole_user_->time_copy_word != SoleUserRead::kNoTimeCopy) {
+    derived_time_word_ = sole_user_->time_copy_word;
+    derived_time_source_ = size_t{sole_user_->group_word} + 1;
+  }
 }
 
 void ThreadState::ResetStorage(size_t words) {
@@ -76,6 +83,31 @@ void ThreadState::UpdateLimits() {
   frame_limit_ = tracing_ || !fast_ ? 0 : frames_.size();
   user_frame_limit_ = tracing_ || !user_fast_ ? 0 : frames_.size();
   region_limit_ = static_cast<uint32_t>(std::min<size_t>(regions_.size(), UINT32_MAX));
+  PickUserReadForms();
+}
+
+
+template <bool kFake, int kGroupWord, uint32_t... kLess>
+std::array<std::pair<ThreadState::UserReadForm, ThreadState::UserReadForm>, sizeof...(kLess)> ThreadState::UserReadForms(
+    std::integer_sequence<uint32_t, kLess...>) {
+  return {{{&BeginUserForm<kLess + 1, kFake, kGroupWord>, &EndUserForm<kLess + 1, kFake, kGroupWord>}...}};
+}
+
+void ThreadState::PickUserReadForms() {
+  using Members = std::make_integer_sequence<uint32_t, SoleUserRead::kMaxMembers>;
+  static const auto kReal = UserReadForms<false, -1>(Members{});
+  static const auto kFake = UserReadForms<true, -1>(Members{});
+  static const auto kRealAfterTime = UserReadForms<false, 4>(Members{});
+  static const auto kFakeAfterTime = UserReadForms<true, 4>(Members{});
+  user_begin_ = &BeginWithoutUserForm;
+  user_end_ = &EndWithoutUserForm;
+  const uint32_t members = sole_user_ != nullptr ? sole_user_->members : 0;
+  if (!user_fast_ || members < 1 || members > SoleUserRead::kMaxMembers) return;
+  const bool fake = sole_user_->fake_pmc != nullptr;
+  const bool after_time = sole_user_->group_word == 4 && sole_user_->time_copy_word == 0;
+  const auto& forms = after_time ? (fake ? kFakeAfterTime : kRealAfterTime) : (fake ? kFake : kReal);
+  user_begin_ = forms[members - 1].first;
+  user_end_ = forms[members - 1].second;
 }
 
 uint32_t ThreadState::AddNode(uint32_t parent, uint32_t region) {
@@ -274,12 +306,12 @@ void ThreadState::CloseTop(int64_t now, const uint64_t* end) {
   const int64_t wall = now - frame.start_ticks;
   if (!frame.recursive) {
     stats.wall_inclusive_ticks += wall;
-    AddDeltas(NodeInclusive(frame.node), FrameStart(d), end, words_);
+    AddDeltas(NodeInclusive(frame.node), BegunSnapshot(d), end, words_);
     return;
   }
   stats.wall_moved_ticks += wall;
   nodes_[frame.parent_node].wall_moved_ticks -= wall;
-  const uint64_t* start = FrameStart(d);
+  const uint64_t* start = BegunSnapshot(d);
   uint64_t* moved = NodeMoved(frame.node);
   uint64_t* parent_moved = NodeMoved(frame.parent_node);
   for (size_t i = 0; i < words_; ++i) {
@@ -338,7 +370,7 @@ uint64_t ThreadState::EndedTotals(uint32_t region, int64_t* wall_ns, uint64_t* w
     wall_ticks += ScaledWall(node.wall_inclusive_ticks, scale);
     if (words != nullptr) {
       const uint64_t* inclusive = node_words_.data() + n * 2 * words_;
-      for (size_t i = 0; i < words_; ++i) words[i] += ScaledCount(inclusive[i], scale);
+      for (size_t i = 0; i < words_; ++i) words[i] += ScaledCount(InclusiveWord(inclusive, i), scale);
     }
   }
   if (wall_ns != nullptr) *wall_ns += ClockScale().Ns(wall_ticks);
@@ -423,7 +455,7 @@ NodeTotals ThreadState::ComputeTotals() const {
     out.wall_inclusive_ns[n] = clock.Ns(ScaledWall(node.wall_inclusive_ticks, scale));
     out.wall_exclusive_ns[n] += out.wall_inclusive_ns[n] + clock.Ns(node.wall_moved_ticks);
     for (size_t i = 0; i < words_; ++i) {
-      inclusive[i] = ScaledCount(raw[i], scale);
+      inclusive[i] = ScaledCount(InclusiveWord(raw, i), scale);
       exclusive[i] += inclusive[i] + moved[i];
     }
     // Parents come before their children, so the parent's slot exists.
@@ -468,7 +500,7 @@ void ThreadState::CloseOpenRegions(const char* when, bool own_thread) {
     absl::StrAppendFormat(&names, "%s\"%s\" (%s)", names.empty() ? "" : ", ", registry_->Name(top.region),
                           Where(top.site));
     ++nodes_[top.node].unterminated;
-    CloseTop(now, counted ? scratch_.data() : FrameStart(depth_ - 1));
+    CloseTop(now, counted ? scratch_.data() : BegunSnapshot(depth_ - 1));
   }
   ReportProblem(Severity::kWarning,
                 absl::StrFormat("thread %u: regions still open at %s, reported as unterminated and "

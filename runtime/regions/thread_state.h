@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstddef>
@@ -19,6 +20,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -72,6 +74,12 @@ class ThreadState {
   __attribute__((always_inline)) void EndAndLeave(uint32_t region, const td_site* site) {
     EndImpl<true, Path::kSyscall>(region, site);
   }
+  // The same where the process's markers take the user-read form (the gate's
+  // MarkerForm::kUserRead): out of line, entered with a tail call, so that
+  // neither form pays for the other's tests.
+  // Each is made for the thread's group (its size, real or fake counters).
+  void BeginUserReadAndLeave(uint32_t region, const td_site* site) { user_begin_(this, region, site); }
+  void EndUserReadAndLeave(uint32_t region, const td_site* site) { user_end_(this, region, site); }
   static constexpr uint32_t kUnregistered = UINT32_MAX;  // a site's id - 1 before it has one
   // The marker is done: what it wrote is published to a finalize that waits.
   void Leave() { in_marker_.store(0, std::memory_order_release); }
@@ -157,9 +165,6 @@ class ThreadState {
   bool ResetRegion(uint32_t region);
 
   const std::vector<NodeStats>& nodes() const { return nodes_; }
-  absl::Span<const uint64_t> Inclusive(uint32_t node) const {
-    return {node_words_.data() + node * 2 * words_, words_};
-  }
   // Every node's reported values (NodeTotals): inclusive ones scaled to all
   // calls, exclusive ones = inclusive minus the children's, plus what
   // recursive activations moved. Exact, when every call is measured, once
@@ -176,7 +181,7 @@ class ThreadState {
     bool recursive;        // the region was already open: adds no inclusive values
     bool measured;         // counters and clock read at BEGIN (TD_SAMPLE skips some calls)
     bool traced = false;   // begun while tracing: its END is traced too
-    bool fast = false;     // begun on the fast path (fast_): its END may take it too
+    uint8_t form = 0;      // FormByte of the form that began it: that form's END takes it too
     const td_site* site;
     int64_t start_ticks;
   };
@@ -184,27 +189,13 @@ class ThreadState {
                 offsetof(Frame, recursive) == offsetof(Frame, region) + 4 &&
                 offsetof(Frame, measured) == offsetof(Frame, region) + 5 &&
                 offsetof(Frame, traced) == offsetof(Frame, region) + 6 &&
-                offsetof(Frame, fast) == offsetof(Frame, region) + 7);
+                offsetof(Frame, form) == offsetof(Frame, region) + 7);
   static uint64_t FrameKey(const Frame& frame) {
     uint64_t key;
     std::memcpy(&key, &frame.region, sizeof key);
     return key;
   }
   static void SetFrameKey(Frame* frame, uint64_t key) { std::memcpy(&frame->region, &key, sizeof key); }
-  // Keys of frames begun by BeginImpl<…, Path::kSyscall> (kFast) or the other
-  // forms (their fast byte is 0): measured or not (TD_SAMPLE),
-  // never recursive or traced.
-  template <bool kFast>
-  static uint64_t OrdinaryKey(uint32_t region) {
-    return region | (uint64_t{1} << 40) | (uint64_t{kFast} << 56);
-  }
-  template <bool kFast>
-  static uint64_t UnreadKey(uint32_t region) {
-    return region | (uint64_t{kFast} << 56);
-  }
-  // What the frame's fast flag does not change.
-  static uint64_t WithoutFast(uint64_t key) { return key & ~(uint64_t{0xff} << 56); }
-
   // The forms of the common BEGIN and END, by how the counters are read:
   //  kSyscall: the thread's only counters are one group read with one read()
   //    and the clock is the TSC (fast_). The marker makes no call and needs
@@ -214,12 +205,33 @@ class ThreadState {
   //    form, the software group's, more than kUser gains from it.
   //  kUser: the thread's only counters are one group read in user space
   //    (sole_user_, rdpmc) and the clock is the TSC; user_frame_limit_ is 0
-  //    otherwise and while tracing.
+  //    otherwise and while tracing. Out of line (BeginUser, EndUser): the C
+  //    markers call it directly where the gate says the process's threads
+  //    read in user space, and kSyscall's misses otherwise.
   //  kGeneral: the rest (BeginGeneral, EndGeneral), out of line.
   // Where a form cannot open or close a frame, kGeneral does; where kGeneral
   // cannot, the *Unusual functions do.
   enum class Path { kGeneral, kSyscall, kUser };
-  template <bool kLeave, Path kPath>
+  static constexpr uint8_t FormByte(Path path) {
+    return path == Path::kSyscall ? 1 : path == Path::kUser ? 2 : 0;
+  }
+  // Keys of frames begun by BeginImpl<…, kPath>: measured or not
+  // (TD_SAMPLE), never recursive or traced, with the form's byte, so that
+  // each form's END recognises its own frames in one comparison and the
+  // general END (which masks the byte) closes any.
+  template <Path kPath>
+  static uint64_t OrdinaryKey(uint32_t region) {
+    return region | (uint64_t{1} << 40) | (uint64_t{FormByte(kPath)} << 56);
+  }
+  template <Path kPath>
+  static uint64_t UnreadKey(uint32_t region) {
+    return region | (uint64_t{FormByte(kPath)} << 56);
+  }
+  // What the frame's form byte does not change.
+  static uint64_t WithoutForm(uint64_t key) { return key & ~(uint64_t{0xff} << 56); }
+
+  // kMembers and kFake: kUser's group, where known in advance (0: any).
+  template <bool kLeave, Path kPath, uint32_t kMembers = 0, bool kFake = false, int kGroupWord = -1>
   __attribute__((always_inline)) void BeginImpl(uint32_t region, const td_site* site) {
     const size_t depth = depth_;
     bool miss;
@@ -248,15 +260,19 @@ class ThreadState {
     // into the key after it (measured = false) would make that load wait for
     // both stores (no store forwarding), which doubled an unread pair's time.
     if (__builtin_expect(!TakeMeasuredCall(stats), 0)) {  // TD_SAMPLE: counted, not read
-      SetFrameKey(&frame, UnreadKey<kPath == Path::kSyscall>(region));
+      SetFrameKey(&frame, UnreadKey<kPath>(region));
     } else {
-      SetFrameKey(&frame, OrdinaryKey<kPath == Path::kSyscall>(region));
+      SetFrameKey(&frame, OrdinaryKey<kPath>(region));
       // Counters first, clock last: td's own reads stay outside the region.
       if constexpr (kPath == Path::kSyscall) {
         ReadSoleGroup(FrameStart(depth));
         frame.start_ticks = TscTicks();
       } else if constexpr (kPath == Path::kUser) {
-        ReadSoleUserInline(FrameStart(depth));
+        if constexpr (kMembers == 0) {
+          ReadSoleUserInline(FrameStart(depth));
+        } else if (__builtin_expect(!ReadSoleUserMembers<kFake, kMembers, kGroupWord>(*sole_user_, FrameStart(depth)), 0)) {
+          return ReadBegunFrameAgain<kLeave>();
+        }
         frame.start_ticks = TscTicks();
       } else {
         ReadCounters(FrameStart(depth));
@@ -265,16 +281,15 @@ class ThreadState {
     }
     if constexpr (kLeave) Leave();
   }
-  template <bool kLeave, Path kPath>
+  template <bool kLeave, Path kPath, uint32_t kMembers = 0, bool kFake = false, int kGroupWord = -1>
   __attribute__((always_inline)) void EndImpl(uint32_t region, const td_site* site) {
     const size_t depth = depth_;
     if (__builtin_expect(depth == 0, 0)) return EndMiss<kLeave, kPath>(region, site);
     const size_t d = depth - 1;
     const Frame& frame = frames_[d];
-    constexpr bool kFast = kPath == Path::kSyscall;
-    const uint64_t key = kFast ? FrameKey(frame) : WithoutFast(FrameKey(frame));
-    if (__builtin_expect(key != OrdinaryKey<kFast>(region), 0)) {
-      if (key == UnreadKey<kFast>(region)) {  // TD_SAMPLE: a call counted, not read
+    const uint64_t key = kPath != Path::kGeneral ? FrameKey(frame) : WithoutForm(FrameKey(frame));
+    if (__builtin_expect(key != OrdinaryKey<kPath>(region), 0)) {
+      if (key == UnreadKey<kPath>(region)) {  // TD_SAMPLE: a call counted, not read
         PopUnmeasured(d);
         if constexpr (kLeave) Leave();
         return;
@@ -290,14 +305,18 @@ class ThreadState {
     regions_[region].open = 0;
     if constexpr (kPath == Path::kGeneral) {
       ReadCounters(scratch_.data());
-      AddFewDeltas(NodeInclusive(frame.node), FrameStart(d), scratch_.data(), words_);
+      AddFewDeltas(NodeInclusive(frame.node), BegunSnapshot(d), scratch_.data(), words_);
     } else if constexpr (kPath == Path::kSyscall) {
       ReadSoleGroup(scratch_.data());
       // Word 0 of a snapshot of one group is a count of events, or a derived
       // task-clock's 1: its delta is always 0.
       AddFewDeltas(NodeInclusive(frame.node) + 1, FrameStart(d) + 1, scratch_.data() + 1, words_ - 1);
-    } else if (__builtin_expect(!AddSoleUserGroupDeltas(*sole_user_, FrameStart(d), NodeInclusive(frame.node)), 0)) {
-      AddSoleUserReadSlowly(FrameStart(d), NodeInclusive(frame.node));
+    } else if (__builtin_expect(!AddSoleUserDeltas<kMembers, kFake, kGroupWord>(FrameStart(d), NodeInclusive(frame.node)), 0)) {
+      if constexpr (kMembers == 0) {
+        AddSoleUserReadSlowly(BegunSnapshot(d), NodeInclusive(frame.node));
+      } else {
+        return AddEndedFrameSlowly<kLeave>();
+      }
     }
     if constexpr (kLeave) Leave();
   }
@@ -337,6 +356,33 @@ class ThreadState {
   __attribute__((noinline)) void EndUser(uint32_t region, const td_site* site) {
     EndImpl<kLeave, Path::kUser>(region, site);
   }
+  // The user-read forms the C markers call (BeginUserReadAndLeave), one per
+  // group size, kind of counter and where the group's block starts, so that
+  // the read has no dispatch and each keeps its registers to what its group
+  // needs; UpdateLimits picks the pair. kGroupWord is -1 (read at each
+  // marker) or the word of the one layout a sole user-read group comes in
+  // on a PMU host: the derived task-clock's 4 words, then the group (4).
+  using UserReadForm = void (*)(ThreadState* thread, uint32_t region, const td_site* site);
+  template <uint32_t kMembers, bool kFake, int kGroupWord>
+  __attribute__((noinline)) static void BeginUserForm(ThreadState* thread, uint32_t region, const td_site* site) {
+    thread->BeginImpl<true, Path::kUser, kMembers, kFake, kGroupWord>(region, site);
+  }
+  template <uint32_t kMembers, bool kFake, int kGroupWord>
+  __attribute__((noinline)) static void EndUserForm(ThreadState* thread, uint32_t region, const td_site* site) {
+    thread->EndImpl<true, Path::kUser, kMembers, kFake, kGroupWord>(region, site);
+  }
+  // A thread that does not read in user space, in a process whose gate says
+  // its threads do: the syscall form, whose misses lead to the general one.
+  static void BeginWithoutUserForm(ThreadState* thread, uint32_t region, const td_site* site) {
+    thread->BeginAndLeave(region, site);
+  }
+  static void EndWithoutUserForm(ThreadState* thread, uint32_t region, const td_site* site) {
+    thread->EndAndLeave(region, site);
+  }
+  template <bool kFake, int kGroupWord, uint32_t... kLess>
+  static std::array<std::pair<UserReadForm, UserReadForm>, sizeof...(kLess)> UserReadForms(
+      std::integer_sequence<uint32_t, kLess...>);
+  void PickUserReadForms();
   // The general form and the *Unusual functions, with kLeave through
   // ThenLeave, out of line, so that the hot path's call is a tail call.
   using MarkerForm = void (ThreadState::*)(uint32_t region, const td_site* site);
@@ -382,7 +428,7 @@ class ThreadState {
     frame.recursive = recursive;
     frame.measured = measured;
     frame.traced = tracing_;
-    frame.fast = false;  // closed by the general END, whatever fast_ is now
+    frame.form = FormByte(Path::kGeneral);  // closed by the general END, whatever the thread's form is now
     frame.site = site;
     top_node_ = node;
     depth_ = depth + 1;
@@ -402,6 +448,16 @@ class ThreadState {
   // The marker clock: the TSC, or CLOCK_MONOTONIC ns (marker_clock.h).
   int64_t Now() const { return tsc_clock_ ? TscTicks() : MonotonicNs(); }
   uint64_t* FrameStart(size_t depth) { return frame_words_.data() + depth * words_; }
+  // The snapshot the frame at `depth` began with, for anything but the
+  // user-read END that closes it: the user-read BEGIN leaves the derived
+  // task-clock's words out (ReadSoleUserMembers), and they are written here.
+  const uint64_t* BegunSnapshot(size_t depth) {
+    uint64_t* start = FrameStart(depth);
+    if (frames_[depth].form == FormByte(Path::kUser) && sole_user_ != nullptr) {
+      CompleteSoleUserSnapshot(*sole_user_, start);
+    }
+    return start;
+  }
   uint64_t* NodeInclusive(uint32_t node) { return node_words_.data() + size_t{node} * 2 * words_; }
   uint64_t* NodeMoved(uint32_t node) { return NodeInclusive(node) + words_; }
 
@@ -420,12 +476,38 @@ class ThreadState {
     if (__builtin_expect(ReadSoleUserGroup(*sole_user_, snapshot), 1)) return;
     if (!counters_->Read(snapshot)) ++read_failures_;
   }
+  template <uint32_t kMembers, bool kFake, int kGroupWord>
+  __attribute__((always_inline)) bool AddSoleUserDeltas(const uint64_t* start, uint64_t* to) {
+    if constexpr (kMembers == 0) {
+      return AddSoleUserGroupDeltas(*sole_user_, start, to);
+    } else {
+      return AddSoleUserMemberDeltas<kFake, kMembers, kGroupWord>(*sole_user_, start, to);
+    }
+  }
   __attribute__((noinline)) void ReadSoleUser(uint64_t* snapshot) { ReadSoleUserInline(snapshot); }
   // The user-read END where the copied pages cannot serve: a snapshot read
   // (copying the pages again, or through the group reader), then its difference.
   __attribute__((noinline)) void AddSoleUserReadSlowly(const uint64_t* start, uint64_t* to) {
     ReadSoleUserInline(scratch_.data());
     AddDeltas(to, start, scratch_.data(), words_);
+  }
+  // The cold ends of the user-read forms made for a group size (where the
+  // copied pages cannot serve), as tail calls that find the frame again from
+  // the depth, so that the forms keep nothing across a call: BEGIN's read
+  // and clock for the frame just opened, END's read and add for the one
+  // just closed (depth_ has moved past it; its slot is intact).
+  template <bool kLeave>
+  __attribute__((noinline)) void ReadBegunFrameAgain() {
+    const size_t d = depth_ - 1;
+    ReadSoleUserInline(FrameStart(d));
+    frames_[d].start_ticks = TscTicks();
+    if constexpr (kLeave) Leave();
+  }
+  template <bool kLeave>
+  __attribute__((noinline)) void AddEndedFrameSlowly() {
+    const size_t d = depth_;
+    AddSoleUserReadSlowly(BegunSnapshot(d), NodeInclusive(frames_[d].node));
+    if constexpr (kLeave) Leave();
   }
   // One of those where the counters are one such group; else the backend's Read.
   void ReadCounters(uint64_t* snapshot) {
@@ -436,6 +518,10 @@ class ThreadState {
     } else if (words_ != 0 && !counters_->Read(snapshot)) {
       ++read_failures_;
     }
+  }
+  // Word i of a node's raw inclusive values, `raw`.
+  uint64_t InclusiveWord(const uint64_t* raw, size_t i) const {
+    return i > derived_time_word_ && i <= derived_time_word_ + 3 ? raw[derived_time_source_] : raw[i];
   }
   // Outermost calls / read outermost calls of `node` (TD_SAMPLE; only those
   // add inclusive values), 1 when all were read.
@@ -483,6 +569,15 @@ class ThreadState {
   int sole_read_fd_ = -1;  // ThreadCounters::SoleKernelRead
   ssize_t sole_read_bytes_ = 0;
   SoleUserRead* sole_user_ = nullptr;  // ThreadCounters::SoleUserGroup
+  // A task-clock that is the group's time enabled (SoleUserRead's time
+  // copy): the user-read forms made for a group size leave its words in the
+  // nodes' inclusive values unwritten, and InclusiveWord derives them from
+  // the group's time enabled (every other path writes the same value). Kept
+  // after the counters are released: the nodes still need it.
+  size_t derived_time_word_ = SIZE_MAX;
+  size_t derived_time_source_ = 0;
+  UserReadForm user_begin_ = &BeginWithoutUserForm;  // PickUserReadForms
+  UserReadForm user_end_ = &EndWithoutUserForm;
   size_t words_;
   std::string counters_error_;
   RegionRegistry* registry_;

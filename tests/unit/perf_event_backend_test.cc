@@ -462,9 +462,25 @@ struct FormRun {
   NodeTotals totals;
 };
 
-FormRun RunMarkerSequence(bool inline_reads, uint32_t sample_every) {
+// `user_forms`: the markers enter as the C markers do where the gate says
+// the process reads in user space (ThreadState::BeginUserReadAndLeave, the
+// form made for a group of five); else through Begin and End.
+// `group_only`: the hardware group alone, without the derived task-clock
+// (the forms that read where the group starts at each marker).
+CounterLayout HardwareGroupOnly(int events) {
+  const CounterLayout both = fake_pmu::SoftwareAndHardwareGroup(events);
+  const GroupInfo& group = both.groups[1];
+  CounterLayout layout;
+  layout.AddGroup({both.events.begin() + static_cast<long>(group.first_event),
+                   both.events.begin() + static_cast<long>(group.first_event + group.num_events)});
+  return layout;
+}
+
+FormRun RunMarkerSequence(bool inline_reads, uint32_t sample_every, bool user_forms = false,
+                          bool group_only = false) {
   fake_pmu::Reset();
-  const CounterLayout layout = TaskClockFromHardwareGroup(fake_pmu::SoftwareAndHardwareGroup(5));
+  const CounterLayout layout =
+      group_only ? HardwareGroupOnly(5) : TaskClockFromHardwareGroup(fake_pmu::SoftwareAndHardwareGroup(5));
   auto counters = OpenOnFakePages(layout, fake_pmu::Seams(inline_reads));
   EXPECT_TRUE(counters.ok()) << counters.status();
   RegionRegistry registry;
@@ -476,6 +492,20 @@ FormRun RunMarkerSequence(bool inline_reads, uint32_t sample_every) {
   td_site inner_site{"inner", "test.cc", 2, 0, 0};
   const uint32_t outer = registry.IdForSite(&outer_site);
   const uint32_t inner = registry.IdForSite(&inner_site);
+  const auto begin = [&](uint32_t region, const td_site* site) {
+    if (user_forms) {
+      state.BeginUserReadAndLeave(region, site);
+    } else {
+      state.Begin(region, site);
+    }
+  };
+  const auto end = [&](uint32_t region, const td_site* site) {
+    if (user_forms) {
+      state.EndUserReadAndLeave(region, site);
+    } else {
+      state.End(region, site);
+    }
+  };
   for (uint64_t i = 0; i < 300; ++i) {
     // A member whose index the inline read refuses (past the fakes'
     // counters): the group reader serves those reads, reading counter 0.
@@ -484,10 +514,10 @@ FormRun RunMarkerSequence(bool inline_reads, uint32_t sample_every) {
       fake_pmu::UpdatePage(3, [index](perf_event_mmap_page& p) { p.index = index; });
     }
     fake_pmu::Advance(10);
-    state.Begin(outer, &outer_site);
+    begin(outer, &outer_site);
     if (i == 100) state.EnableTrace(64);  // with outer open: its END comes while tracing
     fake_pmu::Advance(100);
-    state.Begin(inner, &inner_site);
+    begin(inner, &inner_site);
     if (i == 200) state.EnableTrace(0);  // with a traced frame open: closed after tracing stopped
     fake_pmu::Advance(i % 13 + 1);
     if (i % 17 == 5) {
@@ -502,17 +532,17 @@ FormRun RunMarkerSequence(bool inline_reads, uint32_t sample_every) {
       });
       fake_pmu::Advance(2);  // the two counters advance at different rates: a stale copy would show
     }
-    state.End(inner, &inner_site);
+    end(inner, &inner_site);
     if (i % 7 == 0) {
-      state.Begin(outer, &outer_site);  // recursion
+      begin(outer, &outer_site);  // recursion
       fake_pmu::Advance(5);
-      state.End(outer, &outer_site);
+      end(outer, &outer_site);
     }
-    state.End(outer, &outer_site);
+    end(outer, &outer_site);
     if (i % 11 == 0) {
-      state.Begin(inner, &inner_site);  // the same region at the top level
+      begin(inner, &inner_site);  // the same region at the top level
       fake_pmu::Advance(3);
-      state.End(inner, &inner_site);
+      end(inner, &inner_site);
     }
   }
   EXPECT_EQ(fake_pmu::Pmu().kernel_reads, 0u);
@@ -530,10 +560,22 @@ TEST(PerfEventBackendOnFakePages, TheUserReadFormCountsWhatTheGeneralFormCounts)
   for (uint32_t sample_every : {1u, 3u}) {
     const FormRun user = RunMarkerSequence(true, sample_every);
     const FormRun general = RunMarkerSequence(false, sample_every);
+    const FormRun made = RunMarkerSequence(true, sample_every, /*user_forms=*/true);
     EXPECT_FALSE(general.user_form);
     EXPECT_EQ(user.calls, general.calls) << "TD_SAMPLE=" << sample_every;
     EXPECT_EQ(user.totals.inclusive_words, general.totals.inclusive_words) << "TD_SAMPLE=" << sample_every;
     EXPECT_EQ(user.totals.exclusive_words, general.totals.exclusive_words) << "TD_SAMPLE=" << sample_every;
+    EXPECT_EQ(made.calls, general.calls) << "the form made for five, TD_SAMPLE=" << sample_every;
+    EXPECT_EQ(made.totals.inclusive_words, general.totals.inclusive_words) << "the form made for five, TD_SAMPLE=" << sample_every;
+    EXPECT_EQ(made.totals.exclusive_words, general.totals.exclusive_words) << "the form made for five, TD_SAMPLE=" << sample_every;
+    const FormRun made_alone = RunMarkerSequence(true, sample_every, /*user_forms=*/true, /*group_only=*/true);
+    const FormRun general_alone = RunMarkerSequence(false, sample_every, false, /*group_only=*/true);
+    EXPECT_EQ(made_alone.user_form, user.user_form) << "the group alone is read in user space too";
+    EXPECT_EQ(made_alone.calls, general_alone.calls) << "the group alone, TD_SAMPLE=" << sample_every;
+    EXPECT_EQ(made_alone.totals.inclusive_words, general_alone.totals.inclusive_words)
+        << "the group alone, TD_SAMPLE=" << sample_every;
+    EXPECT_EQ(made_alone.totals.exclusive_words, general_alone.totals.exclusive_words)
+        << "the group alone, TD_SAMPLE=" << sample_every;
     ASSERT_EQ(user.calls.size(), 4u) << "the thread, outer, outer/inner, inner";
     EXPECT_EQ(user.calls[1], 300u + 43u);
     const size_t words = user.totals.inclusive_words.size() / user.calls.size();

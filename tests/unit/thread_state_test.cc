@@ -59,6 +59,28 @@ class ThreadStateTest : public ::testing::Test {
     MergeThreads({state_.get()}, registry_.AllNames(), &data);
     return data;
   }
+  // a (100 → 200) around two calls of b (110 → 150, 160 → 170), through
+  // the given markers.
+  template <typename Begin, typename End>
+  void RecordNestedSequence(Begin begin, End end) {
+    begin("a", 100);
+    begin("b", 110);
+    end("b", 150);
+    begin("b", 160);
+    end("b", 170);
+    end("a", 200);
+  }
+  static void ExpectNestedSequenceCounts(const RunData& data) {
+    const Region& a = Find(data, "a");
+    const Region& b = Find(data, "a/b");
+    ASSERT_EQ(a.threads.size(), 1u);
+    ASSERT_EQ(b.threads.size(), 1u);
+    EXPECT_EQ(a.threads[0].events[0].inclusive, 100u);
+    EXPECT_EQ(a.threads[0].events[0].exclusive, 50u);
+    EXPECT_EQ(b.threads[0].events[0].inclusive, 50u);
+    EXPECT_EQ(b.threads[0].events[0].exclusive, 50u);
+    EXPECT_EQ(b.threads[0].calls, 2u);
+  }
   static const Region& Find(const RunData& data, const std::string& path) {
     for (const Region& r : data.regions) {
       if (r.path == path) return r;
@@ -77,23 +99,36 @@ class ThreadStateTest : public ::testing::Test {
 };
 
 TEST_F(ThreadStateTest, InclusiveAndExclusiveCounts) {
-  Begin("a", 100);
-  Begin("b", 110);
-  End("b", 150);
-  Begin("b", 160);
-  End("b", 170);
-  End("a", 200);
+  RecordNestedSequence([&](const char* name, uint64_t value) { Begin(name, value); },
+                       [&](const char* name, uint64_t value) { End(name, value); });
   const RunData data = Merge();
   const Region& a = Find(data, "a");
-  const Region& b = Find(data, "a/b");
   ASSERT_EQ(a.threads.size(), 1u);
-  EXPECT_EQ(a.threads[0].events[0].inclusive, 100u);
-  EXPECT_EQ(a.threads[0].events[0].exclusive, 50u);
-  EXPECT_EQ(b.threads[0].events[0].inclusive, 50u);
-  EXPECT_EQ(b.threads[0].events[0].exclusive, 50u);
-  EXPECT_EQ(b.threads[0].calls, 2u);
+  ExpectNestedSequenceCounts(data);
   EXPECT_EQ(a.threads[0].groups[0].enabled_ns, 200u);
   EXPECT_EQ(a.threads[0].groups[0].running_ns, 100u);
+}
+
+// A process whose gate says its threads read in user space sends every
+// thread's C markers to BeginUserReadAndLeave; one that reads otherwise (as
+// this one, through its backend's Read) records there exactly as it would
+// through Begin and End, and each marker ends the handshake.
+TEST_F(ThreadStateTest, AThreadNotReadingInUserSpaceRecordsTheSameThroughTheUserReadEntry) {
+  const auto begin = [&](const char* name, uint64_t value) {
+    value_ = value;
+    state_->in_marker().store(1);
+    state_->BeginUserReadAndLeave(registry_.IdForName(name), Site(name));
+    EXPECT_EQ(state_->in_marker().load(), 0u) << "BEGIN " << name << " ended the handshake";
+  };
+  const auto end = [&](const char* name, uint64_t value) {
+    value_ = value;
+    state_->in_marker().store(1);
+    state_->EndUserReadAndLeave(registry_.IdForName(name), Site(name));
+    EXPECT_EQ(state_->in_marker().load(), 0u) << "END " << name << " ended the handshake";
+  };
+  ASSERT_FALSE(state_->user_read_path());
+  RecordNestedSequence(begin, end);
+  ExpectNestedSequenceCounts(Merge());
 }
 
 TEST_F(ThreadStateTest, DirectRecursionCountsInclusiveOnce) {
