@@ -72,6 +72,18 @@ absl::Status WriteAll(int fd, std::string_view content, const std::string& what)
   return status;
 }
 
+// Everything `produce` gives, written to `fd` piece by piece.
+absl::Status WriteProduced(int fd, ContentProducer produce, const std::string& what) {
+  absl::Status status = absl::OkStatus();
+  const bool complete = produce([&](std::string_view piece) {
+    status = WriteAll(fd, piece, what);
+    return status.ok();
+  });
+  if (!status.ok()) return status;
+  if (!complete) return absl::ResourceExhaustedError("out of memory while formatting it");
+  return absl::OkStatus();
+}
+
 // /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N: this process's
 // descriptor N; -1 for any other path.
 int OwnDescriptor(const std::string& path) {
@@ -93,7 +105,7 @@ int OwnDescriptor(const std::string& path) {
 // A character device or FIFO at `path` (through a symlink when `follow`):
 // opened without O_CREAT or O_TRUNC, non-blocking so that a FIFO with no
 // reader fails at once.
-absl::Status WriteIntoSpecialFile(const std::string& path, bool follow, const std::string& content) {
+absl::Status WriteIntoSpecialFile(const std::string& path, bool follow, ContentProducer content) {
   const int flags = O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
   const int fd = open(path.c_str(), flags);
   if (fd < 0) {
@@ -109,7 +121,7 @@ absl::Status WriteIntoSpecialFile(const std::string& path, bool follow, const st
     close(fd);  // swapped for something else since it was looked at: not touched
     return absl::FailedPreconditionError(absl::StrFormat("%s changed while td opened it; not written", path));
   }
-  absl::Status status = WriteAll(fd, content, path);
+  absl::Status status = WriteProduced(fd, content, path);
   if (close(fd) != 0 && status.ok() && errno != EINTR) {
     status = absl::ErrnoToStatus(errno, absl::StrCat("cannot write ", path));
   }
@@ -139,18 +151,6 @@ std::pair<std::string, std::string> SplitPath(const std::string& path) {
   return {path.substr(0, slash + 1), path.substr(slash + 1)};
 }
 
-// Everything `produce` gives, written to `fd` piece by piece.
-absl::Status WriteProduced(int fd, ContentProducer produce, const std::string& what) {
-  absl::Status status = absl::OkStatus();
-  const bool complete = produce([&](std::string_view piece) {
-    status = WriteAll(fd, piece, what);
-    return status.ok();
-  });
-  if (!status.ok()) return status;
-  if (!complete) return absl::ResourceExhaustedError("out of memory while formatting it");
-  return absl::OkStatus();
-}
-
 // What `produce` gives in a new temporary file in `dir` (with its slash); its name in *temp.
 absl::Status WriteTemporary(const std::string& dir, const std::string& base, ContentProducer produce,
                             std::string* temp) {
@@ -166,10 +166,10 @@ absl::Status WriteTemporary(const std::string& dir, const std::string& base, Con
   return status;
 }
 
-absl::Status ReplaceAtomically(const std::string& path, const std::string& content) {
+absl::Status ReplaceAtomically(const std::string& path, ContentProducer content) {
   const auto [dir, base] = SplitPath(path);
   std::string temp;
-  TD_RETURN_IF_ERROR(WriteTemporary(dir, base, WholeContent(content), &temp));
+  TD_RETURN_IF_ERROR(WriteTemporary(dir, base, content, &temp));
   if (rename(temp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     unlink(temp.c_str());
@@ -210,11 +210,15 @@ int MoveWithoutReplacing(const std::string& temp, const std::string& target, Con
 }  // namespace
 
 absl::Status WriteFileAtomically(const std::string& path, const std::string& content) {
+  return WriteFileAtomically(path, WholeContent(content));
+}
+
+absl::Status WriteFileAtomically(const std::string& path, ContentProducer content) {
   if (const int fd = OwnDescriptor(path); fd >= 0) {
     // The program's own stdio may still hold output meant to come first.
     std::fflush(stdout);
     std::fflush(stderr);
-    return WriteAll(fd, content, path);
+    return WriteProduced(fd, content, path);
   }
   struct stat st {};
   if (lstat(path.c_str(), &st) != 0) {

@@ -54,6 +54,12 @@ inline auto WholeContent(const std::string& content) {
 // write, a producer out of memory) is removed: an error names it.
 absl::StatusOr<std::string> WriteNewFile(const std::string& dir, const std::string& stem,
                                          const std::string& suffix, ContentProducer content);
+// WriteFileAtomically of what `content` produces: a regular file is replaced
+// only by a complete one (a producer that stops leaves the old file as it
+// was); a descriptor, device or FIFO gets the pieces as they come (what it
+// received before a producer stopped stays there, and the error says that
+// formatting ran out of memory).
+absl::Status WriteFileAtomically(const std::string& path, ContentProducer content);
 
 // "td-<program>-<pid>.json", with characters other than [A-Za-z0-9._-]
 // in the program name replaced by '_', and the name cut to its first 128

@@ -223,5 +223,32 @@ TEST(OutputFiles, ProducedContentIsWrittenPieceByPieceAndNeverLeftHalfDone) {
   EXPECT_EQ(Entries(dir), std::vector<std::string>{"td-app-9.json"}) << "no temporary file left";
 }
 
+// The file a user names (`td run --out`), written as it is produced: a
+// regular file is replaced by the complete content, or left as it was when
+// the producer cannot finish; a FIFO's reader gets the pieces in order.
+TEST(OutputFiles, ANamedFileGetsProducedContentWholeOrNotAtAll) {
+  const std::string dir = TempDir();
+  const std::string path = dir + "/run.json";
+  std::ofstream(path) << "the earlier run";
+  const auto three = [](PieceWriter write) { return write("one ") && write("two ") && write("three"); };
+  ASSERT_TRUE(WriteFileAtomically(path, three).ok());
+  EXPECT_EQ(Slurp(path), "one two three");
+  const auto runs_out = [](PieceWriter write) { return write("half of it") && false; };
+  const absl::Status failed = WriteFileAtomically(path, runs_out);
+  EXPECT_TRUE(absl::IsResourceExhausted(failed)) << failed;
+  EXPECT_EQ(Slurp(path), "one two three") << "the complete file stays";
+  EXPECT_EQ(Entries(dir), std::vector<std::string>{"run.json"}) << "no temporary file left";
+
+  const std::string fifo = dir + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  ASSERT_TRUE(WriteFileAtomically(fifo, three).ok());
+  char buffer[64] = {};
+  const ssize_t n = read(reader, buffer, sizeof(buffer));
+  close(reader);
+  EXPECT_EQ(std::string(buffer, n > 0 ? static_cast<size_t>(n) : 0), "one two three");
+}
+
 }  // namespace
 }  // namespace td

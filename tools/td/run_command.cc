@@ -413,16 +413,17 @@ int RunCommand(const cli::Command& self, const cli::Args& args) {
   auto merged = MergePasses(*runs);
   if (!merged.ok()) return Fail(std::string(merged.status().message()));
   if (passes > 1) NoteSpread(passes, &*merged);
-  const std::string json = RunFileText(merged->run);
-  if (json.empty()) return Fail("out of memory while writing the merged run");
+  // Written as it is formatted, never held whole (as the runtime writes its
+  // run file).
+  const auto json = [&merged](PieceWriter write) { return WriteRunFileText(merged->run, write); };
   if (out_path.empty()) {
     // A name td chose never replaces a file: a pid twin's run lands beside it.
     const std::string stem = JsonFileStem(merged->run.program.name, static_cast<long>(merged->run.program.pid));
     auto written = WriteNewFile(out_dir.empty() ? "." : out_dir, stem, ".json", json);
-    if (!written.ok()) return Fail(std::string(written.status().message()));
+    if (!written.ok()) return Fail("the merged run: " + std::string(written.status().message()));
     out_path = out_dir.empty() || out_dir == "." ? std::filesystem::path(*written).filename().string() : *written;
   } else if (auto s = WriteFileAtomically(out_path, json); !s.ok()) {  // the file the user named
-    return Fail(std::string(s.message()));
+    return Fail("the merged run: " + std::string(s.message()));
   }
   std::fprintf(stderr, "td run: wrote %s (td report %s --html for a page)\n", out_path.c_str(), out_path.c_str());
   // The same report `td report` prints: with the Top-Down trees when the run
