@@ -28,7 +28,9 @@ constexpr int kStallMs = 10000;  // a reader or device taking nothing this long 
 // Writes everything to `fd`, waiting (at most kStallMs without progress)
 // where it is non-blocking and full. SIGPIPE is held back while writing, so
 // a reader that goes away is an EPIPE error, not the end of the program.
-absl::Status WriteAll(int fd, std::string_view content, const std::string& what) {
+// `earlier`: the bytes of the content written before this piece, so that an
+// error says how far the whole write got.
+absl::Status WriteAll(int fd, std::string_view content, const std::string& what, size_t earlier) {
   sigset_t pipe_only, old_mask, pending;
   sigemptyset(&pipe_only);
   sigaddset(&pipe_only, SIGPIPE);
@@ -52,14 +54,13 @@ absl::Status WriteAll(int fd, std::string_view content, const std::string& what)
       } while (ready < 0 && errno == EINTR);
       if (ready > 0) continue;
       status = absl::DeadlineExceededError(absl::StrFormat(
-          "cannot write %s: nothing was taken for %d s after %d of %d bytes", what, kStallMs / 1000, done,
-          content.size()));
+          "cannot write %s: nothing was taken for %d s after %d bytes", what, kStallMs / 1000, earlier + done));
       break;
     }
     const int err = n < 0 ? errno : ENOSPC;
     status = err == EPIPE
-                 ? absl::UnavailableError(absl::StrFormat("cannot write %s: the reader went away after %d of %d bytes",
-                                                          what, done, content.size()))
+                 ? absl::UnavailableError(
+                       absl::StrFormat("cannot write %s: the reader went away after %d bytes", what, earlier + done))
                  : absl::ErrnoToStatus(err, absl::StrCat("cannot write ", what));
     break;
   }
@@ -75,8 +76,10 @@ absl::Status WriteAll(int fd, std::string_view content, const std::string& what)
 // Everything `produce` gives, written to `fd` piece by piece.
 absl::Status WriteProduced(int fd, ContentProducer produce, const std::string& what) {
   absl::Status status = absl::OkStatus();
+  size_t written = 0;
   const bool complete = produce([&](std::string_view piece) {
-    status = WriteAll(fd, piece, what);
+    status = WriteAll(fd, piece, what, written);
+    written += piece.size();
     return status.ok();
   });
   if (!status.ok()) return status;

@@ -29,14 +29,18 @@ ThreadCountersOrError OpenCountersOfThisThread(CounterBackend& backend) {
 }
 
 // The markers as the C entry points run them: a call each, the thread
-// state's fast path inline, the handshake flag lowered at the end. Inlined
-// into the loop below, the same pairs measured about a quarter less task-clock inside
-// a region than the program's own markers report (callgrind_pairs and the
+// state's fast path inline (or, for a thread that reads its pages in user
+// space, the forms made for its group, which the C markers reach through
+// the gate), the handshake flag lowered at the end. Inlined into the loop
+// below, the same pairs measured about a quarter less task-clock inside a
+// region than the program's own markers report (callgrind_pairs and the
 // marker_cost scenario, 2-vCPU VM), and the compensation fell short.
 __attribute__((noinline)) void CalibrationBegin(ThreadState* thread, uint32_t region) {
+  if (thread->user_read_path()) return thread->BeginUserReadAndLeave(region, nullptr);
   thread->BeginAndLeave(region, nullptr);
 }
 __attribute__((noinline)) void CalibrationEnd(ThreadState* thread, uint32_t region) {
+  if (thread->user_read_path()) return thread->EndUserReadAndLeave(region, nullptr);
   thread->EndAndLeave(region, nullptr);
 }
 

@@ -64,9 +64,10 @@ void UpdateMarkerGate();
 bool SwitchMarkersOff(RuntimeState from);
 
 // The open gate's values: how the threads of this process read their
-// counters at markers, as the last thread attached does (one read() of one
-// group, or the pages in user space). A thread that reads otherwise still
-// records exactly, through its own form's or the general path.
+// counters at markers, as the last thread attached with one of the two
+// forms does (one read() of one group, or the pages in user space). A
+// thread that reads otherwise still records exactly, through its own form's
+// or the general path.
 enum class MarkerForm : int { kSyscallRead = 1, kUserRead = 2 };
 void PreferMarkerForm(MarkerForm form);
 

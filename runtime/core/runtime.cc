@@ -266,6 +266,19 @@ ThreadState* Runtime::ThisThreadSlow() {
   return state != nullptr ? state : AttachThisThread();
 }
 
+namespace {
+// The gate's form follows the last thread attached that has one of the two
+// forms; a thread that takes the general path (no counters, another clock)
+// leaves it as it is, so that it never slows the threads that have one.
+void VoteForMarkerForm(const ThreadState& thread) {
+  if (thread.user_read_path()) {
+    PreferMarkerForm(MarkerForm::kUserRead);
+  } else if (thread.fast_path()) {
+    PreferMarkerForm(MarkerForm::kSyscallRead);
+  }
+}
+}  // namespace
+
 ThreadState* Runtime::AttachThisThread() {
   if (!EnsureStarted()) return nullptr;
   auto [counters, error] = OpenCountersOfThisThread(*backend_);
@@ -293,7 +306,7 @@ ThreadState* Runtime::AttachThisThread() {
   threads_.back()->set_openmp_thread(OpenMpThreadNumber());
   t_thread_state = threads_.back().get();
   pthread_setspecific(g_exit_key, t_thread_state);
-  PreferMarkerForm(t_thread_state->user_read_path() ? MarkerForm::kUserRead : MarkerForm::kSyscallRead);
+  VoteForMarkerForm(*t_thread_state);
   return t_thread_state;
 }
 
@@ -344,7 +357,7 @@ void Runtime::AfterForkInChild() {
   if (self == nullptr) return;
   auto [counters, error] = OpenCountersOfThisThread(*runtime.backend_);
   self->RestartAfterFork(std::move(counters), runtime.backend_->layout().words, error);
-  PreferMarkerForm(self->user_read_path() ? MarkerForm::kUserRead : MarkerForm::kSyscallRead);
+  VoteForMarkerForm(*self);
   runtime.threads_.push_back(std::move(self));
 }
 

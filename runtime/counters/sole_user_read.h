@@ -1,7 +1,8 @@
 // The markers' read of a thread whose counters are one group of ordinary
 // hardware counters read in user space (rdpmc), and at most one task-clock
 // taken from that group's time enabled: the common case on a PMU host, done
-// inline at the marker with no call and no syscall.
+// inside the markers' own code, with no call into the backend and no
+// syscall.
 //
 // The kernel's mmap-page protocol (rdpmc_reader.h) reads a page's fields
 // between two reads of its lock: the same lock value means no update came
@@ -325,8 +326,8 @@ __attribute__((always_inline)) inline bool ReadSoleUserGroup(SoleUserRead& g, ui
 // The same for a group of N members, fake or real, known in advance (the
 // markers' forms chosen when the counters were opened): no dispatch, no
 // call, and the derived task-clock's words left for
-// CompleteSoleUserSnapshot (they equal the group's time enabled, which
-// END's AddSoleUserGroupDeltas reads instead). False where the copies
+// CompleteSoleUserSnapshot (1, then the group's time enabled, which END's
+// AddSoleUserMemberDeltas reads from the group instead). False where the copies
 // cannot serve (none yet, or a lock moved): the caller then takes
 // ReadSoleUserGroup, which copies the pages again.
 template <bool kFake, uint32_t N, int kGroupWord>

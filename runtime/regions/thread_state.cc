@@ -46,6 +46,9 @@ void ThreadState::UseCounters(std::unique_ptr<ThreadCounters> counters) {
   sole_read_fd_ = counters_ != nullptr ? counters_->SoleKernelRead(&bytes) : -1;
   sole_read_bytes_ = static_cast<ssize_t>(bytes);
   sole_user_ = counters_ != nullptr && sole_read_fd_ < 0 ? counters_->SoleUserGroup() : nullptr;
+  // New counters come with fresh nodes (the constructor, RestartAfterFork).
+  derived_time_word_ = SIZE_MAX;
+  derived_time_source_ = 0;
   if (sole_user_ != nullptr && sole_user_->time_copy_word != SoleUserRead::kNoTimeCopy) {
     derived_time_word_ = sole_user_->time_copy_word;
     derived_time_source_ = size_t{sole_user_->group_word} + 1;
@@ -101,6 +104,7 @@ void ThreadState::PickUserReadForms() {
   static const auto kFakeAfterTime = UserReadForms<true, 4>(Members{});
   user_begin_ = &BeginWithoutUserForm;
   user_end_ = &EndWithoutUserForm;
+  made_forms_ = MadeForms{};
   const uint32_t members = sole_user_ != nullptr ? sole_user_->members : 0;
   if (!user_fast_ || members < 1 || members > SoleUserRead::kMaxMembers) return;
   const bool fake = sole_user_->fake_pmc != nullptr;
@@ -108,6 +112,7 @@ void ThreadState::PickUserReadForms() {
   const auto& forms = after_time ? (fake ? kFakeAfterTime : kRealAfterTime) : (fake ? kFake : kReal);
   user_begin_ = forms[members - 1].first;
   user_end_ = forms[members - 1].second;
+  made_forms_ = MadeForms{members, after_time ? 4 : -1, fake};
 }
 
 uint32_t ThreadState::AddNode(uint32_t parent, uint32_t region) {

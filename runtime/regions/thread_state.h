@@ -80,6 +80,16 @@ class ThreadState {
   // Each is made for the thread's group (its size, real or fake counters).
   void BeginUserReadAndLeave(uint32_t region, const td_site* site) { user_begin_(this, region, site); }
   void EndUserReadAndLeave(uint32_t region, const td_site* site) { user_end_(this, region, site); }
+  // What those were made for on this thread: the group's members (0: no
+  // form made, the syscall form and the general one serve instead), the
+  // snapshot word its block starts at (-1: read from the group at each
+  // marker) and whether its counters are the tests' fakes.
+  struct MadeForms {
+    uint32_t members = 0;
+    int group_word = -1;
+    bool fake = false;
+  };
+  const MadeForms& made_forms() const { return made_forms_; }
   static constexpr uint32_t kUnregistered = UINT32_MAX;  // a site's id - 1 before it has one
   // The marker is done: what it wrote is published to a finalize that waits.
   void Leave() { in_marker_.store(0, std::memory_order_release); }
@@ -205,9 +215,10 @@ class ThreadState {
   //    form, the software group's, more than kUser gains from it.
   //  kUser: the thread's only counters are one group read in user space
   //    (sole_user_, rdpmc) and the clock is the TSC; user_frame_limit_ is 0
-  //    otherwise and while tracing. Out of line (BeginUser, EndUser): the C
-  //    markers call it directly where the gate says the process's threads
-  //    read in user space, and kSyscall's misses otherwise.
+  //    otherwise and while tracing. Out of line: the C markers reach the
+  //    forms made for the thread's group (BeginUserForm, EndUserForm) where
+  //    the gate says the process's threads read in user space; kSyscall's
+  //    misses reach the form for any group (BeginUser, EndUser).
   //  kGeneral: the rest (BeginGeneral, EndGeneral), out of line.
   // Where a form cannot open or close a frame, kGeneral does; where kGeneral
   // cannot, the *Unusual functions do.
@@ -578,6 +589,7 @@ class ThreadState {
   size_t derived_time_source_ = 0;
   UserReadForm user_begin_ = &BeginWithoutUserForm;  // PickUserReadForms
   UserReadForm user_end_ = &EndWithoutUserForm;
+  MadeForms made_forms_;
   size_t words_;
   std::string counters_error_;
   RegionRegistry* registry_;

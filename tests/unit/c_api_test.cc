@@ -31,6 +31,8 @@ TEST(CMarkers, OnPagesReadInUserSpaceTheyTakeTheFormMadeForTheGroupAndCountExact
   ASSERT_NE(thread, nullptr);
   if (!thread->user_read_path()) GTEST_SKIP() << "the user-read form needs the TSC as the marker clock";
   EXPECT_EQ(g_marker_gate.load(), static_cast<int>(MarkerForm::kUserRead));
+  EXPECT_EQ(thread->made_forms().members, 5u) << "the forms made for the thread's group";
+  EXPECT_EQ(thread->made_forms().group_word, 4) << "after the derived task-clock's four words";
 
   constexpr uint64_t kPairs = 1000;
   constexpr uint64_t kNs = 7;  // counter i advances (i + 1) × 7 per pair, time enabled 7 ns

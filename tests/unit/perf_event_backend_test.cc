@@ -458,6 +458,7 @@ TEST(PerfEventBackendOnFakePages, TheMarkersInlineReadFallsBackWhenAPageForbidsI
 // Every count and call is the same.
 struct FormRun {
   bool user_form = false;
+  ThreadState::MadeForms made;
   std::vector<uint64_t> calls;
   NodeTotals totals;
 };
@@ -488,6 +489,7 @@ FormRun RunMarkerSequence(bool inline_reads, uint32_t sample_every, bool user_fo
   state.set_sample_every(sample_every);
   FormRun run;
   run.user_form = state.user_read_path();
+  run.made = state.made_forms();
   td_site outer_site{"outer", "test.cc", 1, 0, 0};
   td_site inner_site{"inner", "test.cc", 2, 0, 0};
   const uint32_t outer = registry.IdForSite(&outer_site);
@@ -571,6 +573,14 @@ TEST(PerfEventBackendOnFakePages, TheUserReadFormCountsWhatTheGeneralFormCounts)
     const FormRun made_alone = RunMarkerSequence(true, sample_every, /*user_forms=*/true, /*group_only=*/true);
     const FormRun general_alone = RunMarkerSequence(false, sample_every, false, /*group_only=*/true);
     EXPECT_EQ(made_alone.user_form, user.user_form) << "the group alone is read in user space too";
+    if (made.user_form) {
+      EXPECT_EQ(made.made.members, 5u) << "forms made for five members";
+      EXPECT_EQ(made.made.group_word, 4) << "after the task-clock's four words";
+      EXPECT_TRUE(made.made.fake);
+      EXPECT_EQ(made_alone.made.members, 5u);
+      EXPECT_EQ(made_alone.made.group_word, -1) << "the group alone: its word read at each marker";
+    }
+    EXPECT_EQ(general.made.members, 0u) << "no form made where the pages are not read inline";
     EXPECT_EQ(made_alone.calls, general_alone.calls) << "the group alone, TD_SAMPLE=" << sample_every;
     EXPECT_EQ(made_alone.totals.inclusive_words, general_alone.totals.inclusive_words)
         << "the group alone, TD_SAMPLE=" << sample_every;
