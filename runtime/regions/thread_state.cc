@@ -1,6 +1,5 @@
 #include "runtime/regions/thread_state.h"
 
-
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -88,7 +87,6 @@ void ThreadState::UpdateLimits() {
   region_limit_ = static_cast<uint32_t>(std::min<size_t>(regions_.size(), UINT32_MAX));
   PickUserReadForms();
 }
-
 
 template <bool kFake, int kGroupWord, uint32_t... kLess>
 std::array<std::pair<ThreadState::UserReadForm, ThreadState::UserReadForm>, sizeof...(kLess)> ThreadState::UserReadForms(
