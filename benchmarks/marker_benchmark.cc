@@ -11,9 +11,11 @@
 #include <cstdlib>
 #include <string>
 
-#include "runtime/core/runtime.h"
+#include "runtime/driver/marker_handshake.h"
+#include "runtime/driver/runtime.h"
 #include "runtime/counters/availability.h"
 #include "runtime/counters/perf_event_backend.h"
+#include "runtime/regions/marker_forms.h"
 #include "runtime/regions/thread_state.h"
 #include "td/td.h"
 #include "tests/support/fake_pmu.h"

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "runtime/core/runtime.h"
+#include "runtime/driver/runtime.h"
 #include "runtime/counters/perf_event_backend.h"
 #include "td/td.h"
 #include "tests/support/fake_pmu.h"

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "bindings/common/compat_events.h"
-#include "runtime/core/compat_api.h"
+#include "runtime/driver/compat_api.h"
 
 namespace td::compat {
 namespace {
@@ -153,8 +153,8 @@ Translation TranslateLikwidEvents(const std::string& value) {
 
 namespace {
 
-// A variable as td's configuration reads it (runtime/core/config.cc, through
-// runtime/core/compat_api.h); "" when unset or empty.
+// A variable as td's configuration reads it (runtime/driver/config.cc, through
+// runtime/driver/compat_api.h); "" when unset or empty.
 std::string Setting(const char* name) {
   const long length = td_compat_setting(name, nullptr, 0);
   if (length <= 0) return "";

@@ -4,7 +4,7 @@
 // starting a region that is already open on the thread warns and is ignored;
 // stopping one that is not open warns and returns -EFAULT, as LIKWID does.
 // likwid_markerGetRegion answers from td's own recording of the calling
-// thread (runtime/core/compat_api.h): the region's ended calls, their wall
+// thread (runtime/driver/compat_api.h): the region's ended calls, their wall
 // time and their counts in the order of td's events; likwid_markerResetRegion
 // zeroes that recording, so td's report shows the region since the reset.
 #include <cerrno>
@@ -13,7 +13,7 @@
 
 #include "bindings/common/compat_state.h"
 #include "bindings/common/name_cache.h"
-#include "runtime/core/compat_api.h"
+#include "runtime/driver/compat_api.h"
 #include "td/td.h"
 
 using td::bindings::NamedSite;

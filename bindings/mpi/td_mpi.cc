@@ -14,7 +14,7 @@
 // file and tells every rank whether it did (one broadcast): where it did not,
 // every rank writes its own files as it would have at exit.
 //
-// libtd builds, merges and writes the tables (runtime/core/mpi_api.h); this
+// libtd builds, merges and writes the tables (runtime/driver/mpi_api.h); this
 // file only moves bytes. It never changes what an MPI call returns.
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
@@ -27,7 +27,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "runtime/core/mpi_api.h"
+#include "runtime/driver/mpi_api.h"
 #include "td/td.h"
 
 #define TD_MPI_EXPORT __attribute__((visibility("default")))

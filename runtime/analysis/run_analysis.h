@@ -7,7 +7,7 @@
 
 #include "nlohmann/json.hpp"
 #include "runtime/analysis/topdown_tree.h"
-#include "runtime/model/run_data.h"
+#include "runtime/recorded/run_data.h"
 #include "runtime/uarch/definitions.h"
 
 namespace td {

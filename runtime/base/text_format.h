@@ -1,12 +1,20 @@
-// Text for people, shared by every report and message: percentages, CSV
-// fields, HTML text, and how far apart two names are (for "closest:" hints).
+// Text for people, shared by every report and message: durations, counts,
+// percentages, CSV fields, HTML text, and how far apart two names are (for
+// "closest:" hints).
 #ifndef TD_RUNTIME_BASE_TEXT_FORMAT_H_
 #define TD_RUNTIME_BASE_TEXT_FORMAT_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace td {
+
+// "850 ns", "12.3 µs", "4.56 ms", "1.234 s".
+std::string HumanDuration(int64_t ns);
+
+// 1234567 -> "1,234,567".
+std::string WithThousands(uint64_t value);
 
 // A fraction as a percentage with one decimal: 0.2531 -> "25.3%".
 std::string PercentText(double fraction);

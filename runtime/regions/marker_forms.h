@@ -1,8 +1,10 @@
-// The common BEGIN and END of ThreadState's marker forms (see Path in
-// thread_state.h): what a marker does when its region is entered from the
-// same parent as last time, not recursively, with room on the stack. Kept
-// apart from the class, which says what each form is for; thread_state.h
-// includes it at its end, so including either gives both.
+// The common BEGIN and END of ThreadState's marker forms (see MarkerPath in
+// marker_frame.h): what a marker does when its region is entered from the
+// same parent as last time, not recursively, with room on the stack, and the
+// ways off that path. Kept apart from the class, which says what each form
+// is for. Include this header, not thread_state.h, where markers run (the C
+// entry points, the calibration, tests and benchmarks of the markers): the
+// inline markers of thread_state.h need these definitions.
 #ifndef TD_RUNTIME_REGIONS_MARKER_FORMS_H_
 #define TD_RUNTIME_REGIONS_MARKER_FORMS_H_
 
@@ -47,12 +49,12 @@ inline void ThreadState::BeginImpl(uint32_t region, const td_site* site) {
     SetFrameKey(&frame, OrdinaryKey<kPath>(region));
     // Counters first, clock last: td's own reads stay outside the region.
     if constexpr (kPath == Path::kSyscall) {
-      ReadSoleGroup(FrameStart(depth));
+      reader_.ReadSoleGroup(FrameStart(depth));
       frame.start_ticks = TscTicks();
     } else if constexpr (kPath == Path::kUser) {
       if constexpr (kMembers == 0) {
-        ReadSoleUserInline(FrameStart(depth));
-      } else if (__builtin_expect(!ReadSoleUserMembers<kFake, kMembers, kGroupWord>(*sole_user_, FrameStart(depth)), 0)) {
+        reader_.ReadSoleUserInline(FrameStart(depth));
+      } else if (__builtin_expect(!reader_.ReadSoleUserMembersInline<kFake, kMembers, kGroupWord>(FrameStart(depth)), 0)) {
         return ReadBegunFrameAgain<kLeave>();
       }
       frame.start_ticks = TscTicks();
@@ -90,17 +92,125 @@ inline void ThreadState::EndImpl(uint32_t region, const td_site* site) {
     ReadCounters(scratch_.data());
     AddFewDeltas(NodeInclusive(frame.node), BegunSnapshot(d), scratch_.data(), words_);
   } else if constexpr (kPath == Path::kSyscall) {
-    ReadSoleGroup(scratch_.data());
+    reader_.ReadSoleGroup(scratch_.data());
     // Word 0 of a snapshot of one group is a count of events, or a derived
     // task-clock's 1: its delta is always 0.
     AddFewDeltas(NodeInclusive(frame.node) + 1, FrameStart(d) + 1, scratch_.data() + 1, words_ - 1);
-  } else if (__builtin_expect(!AddSoleUserDeltas<kMembers, kFake, kGroupWord>(FrameStart(d), NodeInclusive(frame.node)), 0)) {
+  } else if (__builtin_expect(!reader_.AddSoleUserDeltas<kMembers, kFake, kGroupWord>(FrameStart(d), NodeInclusive(frame.node)),
+                              0)) {
     if constexpr (kMembers == 0) {
       AddSoleUserReadSlowly(BegunSnapshot(d), NodeInclusive(frame.node));
     } else {
       return AddEndedFrameSlowly<kLeave>();
     }
   }
+  if constexpr (kLeave) Leave();
+}
+
+// The ways off the common path, and the cold ends of the forms made for a
+// group size (declared, with what each is for, in thread_state.h).
+
+template <bool kLeave, ThreadState::Path kPath>
+inline void ThreadState::BeginMiss(uint32_t region, const td_site* site) {
+  if constexpr (kPath == Path::kSyscall) {
+    BeginSyscallMiss<kLeave>(region, site);
+  } else {
+    OffPath<kLeave, kPath == Path::kUser ? &ThreadState::BeginGeneral : &ThreadState::BeginUnusual>(region, site);
+  }
+}
+
+template <bool kLeave, ThreadState::Path kPath>
+inline void ThreadState::EndMiss(uint32_t region, const td_site* site) {
+  if constexpr (kPath == Path::kSyscall) {
+    EndSyscallMiss<kLeave>(region, site);
+  } else {
+    OffPath<kLeave, kPath == Path::kUser ? &ThreadState::EndGeneral : &ThreadState::EndUnusual>(region, site);
+  }
+}
+
+template <bool kLeave>
+inline void ThreadState::BeginSyscallMiss(uint32_t region, const td_site* site) {
+  if (user_frame_limit_ != 0) return BeginUser<kLeave>(region, site);
+  OffPath<kLeave, &ThreadState::BeginGeneral>(region, site);
+}
+
+template <bool kLeave>
+inline void ThreadState::EndSyscallMiss(uint32_t region, const td_site* site) {
+  if (user_frame_limit_ != 0) return EndUser<kLeave>(region, site);
+  OffPath<kLeave, &ThreadState::EndGeneral>(region, site);
+}
+
+template <bool kLeave>
+void ThreadState::BeginUser(uint32_t region, const td_site* site) {
+  BeginImpl<kLeave, Path::kUser>(region, site);
+}
+
+template <bool kLeave>
+void ThreadState::EndUser(uint32_t region, const td_site* site) {
+  EndImpl<kLeave, Path::kUser>(region, site);
+}
+
+template <uint32_t kMembers, bool kFake, int kGroupWord>
+void ThreadState::BeginUserForm(ThreadState* thread, uint32_t region, const td_site* site) {
+  thread->BeginImpl<true, Path::kUser, kMembers, kFake, kGroupWord>(region, site);
+}
+
+template <uint32_t kMembers, bool kFake, int kGroupWord>
+void ThreadState::EndUserForm(ThreadState* thread, uint32_t region, const td_site* site) {
+  thread->EndImpl<true, Path::kUser, kMembers, kFake, kGroupWord>(region, site);
+}
+
+template <bool kLeave, ThreadState::MarkerForm kForm>
+inline void ThreadState::OffPath(uint32_t region, const td_site* site) {
+  if constexpr (kLeave) {
+    ThenLeave<kForm>(region, site);
+  } else {
+    (this->*kForm)(region, site);
+  }
+}
+
+template <ThreadState::MarkerForm kForm>
+void ThreadState::ThenLeave(uint32_t region, const td_site* site) {
+  struct LeaveWhenDone {
+    ThreadState* thread;
+    ~LeaveWhenDone() { thread->Leave(); }
+  } leave{this};
+  (this->*kForm)(region, site);
+}
+
+inline ThreadState::Frame& ThreadState::Push(uint32_t node, uint32_t parent, uint32_t region, bool recursive,
+                                             const td_site* site, bool measured) {
+  const size_t depth = depth_;
+  Frame& frame = frames_[depth];
+  frame.node = node;
+  frame.parent_node = parent;
+  frame.region = region;
+  frame.recursive = recursive;
+  frame.measured = measured;
+  frame.traced = tracing_;
+  frame.form = FormByte(Path::kGeneral);  // closed by the general END, whatever the thread's form is now
+  frame.site = site;
+  top_node_ = node;
+  depth_ = depth + 1;
+  if (measured) {
+    ReadCounters(FrameStart(depth));
+    frame.start_ticks = Now();
+  }
+  return frame;
+}
+
+template <bool kLeave>
+void ThreadState::ReadBegunFrameAgain() {
+  const size_t d = depth_ - 1;
+  reader_.ReadSoleUserInline(FrameStart(d));
+  frames_[d].start_ticks = TscTicks();
+  if constexpr (kLeave) Leave();
+}
+
+template <bool kLeave>
+void ThreadState::AddEndedFrameSlowly() {
+  const size_t d = depth_;
+  AddSoleUserReadSlowly(BegunSnapshot(d), NodeInclusive(frames_[d].node));
   if constexpr (kLeave) Leave();
 }
 

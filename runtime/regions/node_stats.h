@@ -5,6 +5,7 @@
 #define TD_RUNTIME_REGIONS_NODE_STATS_H_
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -49,6 +50,16 @@ inline uint64_t MeasuredOutermostCalls(uint64_t calls, uint32_t sample_every) {
 inline uint64_t MeasuredCalls(uint64_t calls, uint64_t recursive, uint32_t sample_every) {
   recursive = std::min(recursive, calls);
   return MeasuredOutermostCalls(calls - recursive, sample_every) + recursive;
+}
+
+// A read value scaled to all calls (TD_SAMPLE): `scale` = calls / read calls.
+inline int64_t ScaledWall(int64_t ticks, double scale) {
+  return scale == 1.0 ? ticks : static_cast<int64_t>(std::llround(static_cast<double>(ticks) * scale));
+}
+// Counter words wrap (deltas are taken modulo 2^64): scaled as signed.
+inline uint64_t ScaledCount(uint64_t count, double scale) {
+  if (scale == 1.0) return count;
+  return static_cast<uint64_t>(std::llround(static_cast<double>(static_cast<int64_t>(count)) * scale));
 }
 
 // Every node's values as reported: inclusive ones scaled from the measured

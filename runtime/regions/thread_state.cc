@@ -7,11 +7,11 @@
 
 #include "absl/strings/str_format.h"
 #include "runtime/base/diagnostics.h"
+#include "runtime/regions/marker_forms.h"
 
 namespace td {
 namespace {
 constexpr size_t kInitialDepth = 32;
-constexpr size_t kInitialTraceEvents = 1024;
 
 // Up to this many children a parent's list is walked; beyond, the hash
 // table answers (measured: benchmarks/callgrind_pairs.c with siblings).
@@ -23,43 +23,31 @@ std::string Where(const td_site* site) {
   if (site->line <= 0) return "(dynamic name)";
   return absl::StrFormat("%s:%d", site->file != nullptr ? site->file : "?", site->line);
 }
-
-// All threads' trace rings together stay within this many bytes.
-std::atomic<size_t> g_trace_limit{size_t{512} << 20};
-std::atomic<size_t> g_trace_bytes{0};
 }  // namespace
-
-void ThreadState::SetTraceMemoryLimit(size_t bytes) { g_trace_limit.store(bytes, std::memory_order_relaxed); }
 
 ThreadState::ThreadState(uint32_t index, int64_t tid, std::unique_ptr<ThreadCounters> counters,
                          size_t words, std::string counters_error, RegionRegistry* registry)
     : index_(index), tid_(tid), registry_(registry) {
   UseCounters(std::move(counters));
   counters_error_ = std::move(counters_error);
-  ResetStorage(counters_ ? words : 0);
+  ResetStorage(reader_.has_counters() ? words : 0);
 }
 
 void ThreadState::UseCounters(std::unique_ptr<ThreadCounters> counters) {
-  counters_ = std::move(counters);
-  size_t bytes = 0;
-  sole_read_fd_ = counters_ != nullptr ? counters_->SoleKernelRead(&bytes) : -1;
-  sole_read_bytes_ = static_cast<ssize_t>(bytes);
-  sole_user_ = counters_ != nullptr && sole_read_fd_ < 0 ? counters_->SoleUserGroup() : nullptr;
+  reader_.Use(std::move(counters));
+  const SoleUserRead* sole_user = reader_.sole_user();
   // New counters come with fresh nodes (the constructor, RestartAfterFork).
   derived_time_word_ = SIZE_MAX;
   derived_time_source_ = 0;
-  if (sole_user_ != nullptr && sole_user_->time_copy_word != SoleUserRead::kNoTimeCopy) {
-    derived_time_word_ = sole_user_->time_copy_word;
-    derived_time_source_ = size_t{sole_user_->group_word} + 1;
+  if (sole_user != nullptr && sole_user->time_copy_word != SoleUserRead::kNoTimeCopy) {
+    derived_time_word_ = sole_user->time_copy_word;
+    derived_time_source_ = size_t{sole_user->group_word} + 1;
   }
 }
 
 void ThreadState::ResetStorage(size_t words) {
   words_ = words;
-  if (words_ == 0) {
-    sole_read_fd_ = -1;
-    sole_user_ = nullptr;
-  }
+  if (words_ == 0) reader_.Forget();
   nodes_.assign(1, NodeStats{});  // node 0: the thread itself
   child_of_.clear();
   node_words_.assign(2 * words_, 0);
@@ -80,8 +68,8 @@ void ThreadState::Grow(uint32_t region) {
 }
 
 void ThreadState::UpdateLimits() {
-  fast_ = tsc_clock_ && sole_read_fd_ >= 0 && words_ >= 1 && counters_ != nullptr;
-  user_fast_ = tsc_clock_ && sole_user_ != nullptr && words_ >= 1 && counters_ != nullptr;
+  fast_ = tsc_clock_ && reader_.sole_kernel_read() && words_ >= 1 && reader_.has_counters();
+  user_fast_ = tsc_clock_ && reader_.sole_user() != nullptr && words_ >= 1 && reader_.has_counters();
   frame_limit_ = tracing_ || !fast_ ? 0 : frames_.size();
   user_frame_limit_ = tracing_ || !user_fast_ ? 0 : frames_.size();
   region_limit_ = static_cast<uint32_t>(std::min<size_t>(regions_.size(), UINT32_MAX));
@@ -103,10 +91,11 @@ void ThreadState::PickUserReadForms() {
   user_begin_ = &BeginWithoutUserForm;
   user_end_ = &EndWithoutUserForm;
   made_forms_ = MadeForms{};
-  const uint32_t members = sole_user_ != nullptr ? sole_user_->members : 0;
+  const SoleUserRead* sole_user = reader_.sole_user();
+  const uint32_t members = sole_user != nullptr ? sole_user->members : 0;
   if (!user_fast_ || members < 1 || members > SoleUserRead::kMaxMembers) return;
-  const bool fake = sole_user_->fake_pmc != nullptr;
-  const bool after_time = sole_user_->group_word == 4 && sole_user_->time_copy_word == 0;
+  const bool fake = sole_user->fake_pmc != nullptr;
+  const bool after_time = sole_user->group_word == 4 && sole_user->time_copy_word == 0;
   const auto& forms = after_time ? (fake ? kFakeAfterTime : kRealAfterTime) : (fake ? kFake : kReal);
   user_begin_ = forms[members - 1].first;
   user_end_ = forms[members - 1].second;
@@ -191,7 +180,7 @@ void ThreadState::BeginUnusual(uint32_t region, const td_site* site) {
   // needs every snapshot.)
   const bool measured = recursive || TakeMeasuredCall(stats);
   const Frame& frame = Push(node, parent, region, recursive, site, measured);
-  if (tracing_ && measured) Trace(region, true, frame.start_ticks, FrameStart(depth_ - 1));
+  if (tracing_ && measured) trace_.Record(region, true, frame.start_ticks, FrameStart(depth_ - 1));
 }
 
 // The fast path's way out. A site's first use arrives here as kUnregistered
@@ -209,87 +198,25 @@ void ThreadState::EndGeneral(uint32_t region, const td_site* site) {
   region = Registered(region, site);
   if (region != kUnregistered) EndImpl<false, Path::kGeneral>(region, site);
 }
-ThreadState::~ThreadState() { ReleaseTrace(); }
-
-void ThreadState::ReleaseTrace() {
-  g_trace_bytes.fetch_sub(trace_.size() * sizeof(TraceSlot) + trace_counters_.size() * sizeof(uint64_t),
-                          std::memory_order_relaxed);
-  std::vector<TraceSlot>().swap(trace_);
-  std::vector<uint64_t>().swap(trace_counters_);
-  tracing_ = false;
-  UpdateLimits();
+ThreadRecord ThreadState::Record() const {
+  ThreadRecord record;
+  record.index = index_;
+  record.tid = tid_;
+  record.retired = retired_;
+  record.openmp_thread = openmp_thread_;
+  record.counters_measured = counters_measured();
+  record.counters_error = counters_error_;
+  record.read_failures = read_failures();
+  record.words = words_;
+  record.nodes = &nodes_;
+  record.totals = [this] { return ComputeTotals(); };
+  return record;
 }
 
 void ThreadState::EnableTrace(size_t capacity) {
-  ReleaseTrace();
-  trace_capacity_ = capacity;
-  trace_growing_ = capacity != 0;
-  trace_next_ = 0;
-  trace_recorded_ = 0;
-  trace_truncated_.clear();
-  if (capacity != 0 && !GrowTrace()) trace_growing_ = false;
-}
-
-// Doubles the ring (the first call makes it kInitialTraceEvents long). It is
-// full and has not wrapped yet, so the events stay where they are. Returns
-// false, and says why in trace_truncated_, where it cannot grow.
-bool ThreadState::GrowTrace() {
-  const size_t old_size = trace_.size();
-  const size_t new_size = std::min(trace_capacity_, old_size == 0 ? kInitialTraceEvents : 2 * old_size);
-  if (new_size <= old_size) {
-    trace_growing_ = false;
-    return false;
-  }
-  const size_t added = (new_size - old_size) * TraceBytesPerEvent(words_);
-  const size_t limit = g_trace_limit.load(std::memory_order_relaxed);
-  if (g_trace_bytes.fetch_add(added, std::memory_order_relaxed) + added > limit) {
-    g_trace_bytes.fetch_sub(added, std::memory_order_relaxed);
-    trace_truncated_ = absl::StrFormat("all threads' traces reached TD_TRACE_MEMORY=%d MiB", limit >> 20);
-    trace_growing_ = false;
-    return false;
-  }
-  try {
-    trace_.resize(new_size);
-    trace_counters_.resize(new_size * words_);
-    tracing_ = true;
-    UpdateLimits();
-  } catch (const std::bad_alloc&) {
-    g_trace_bytes.fetch_sub(added, std::memory_order_relaxed);
-    trace_.resize(old_size);  // shrinking never allocates
-    trace_counters_.resize(old_size * words_);
-    tracing_ = !trace_.empty();
-    UpdateLimits();
-    trace_truncated_ = absl::StrFormat("memory for more than %d events could not be allocated", old_size);
-    trace_growing_ = false;
-    return false;
-  }
-  return true;
-}
-
-void ThreadState::Trace(uint32_t region, bool begin, int64_t ticks, const uint64_t* snapshot) {
-  if (trace_next_ == trace_.size()) {
-    // Full: grow while it may, then overwrite the oldest.
-    if (!trace_growing_ || !GrowTrace()) trace_next_ = 0;
-    if (trace_.empty()) return;  // not even the first block could be had
-  }
-  trace_[trace_next_] = TraceSlot{ticks, region, begin};
-  std::copy(snapshot, snapshot + words_, trace_counters_.begin() + trace_next_ * words_);
-  ++trace_next_;
-  ++trace_recorded_;
-}
-
-std::vector<TraceEvent> ThreadState::TraceEvents() const {
-  std::vector<TraceEvent> events;
-  if (trace_.empty()) return events;
-  const size_t kept = std::min<uint64_t>(trace_recorded_, trace_.size());
-  const size_t first = trace_recorded_ > trace_.size() ? trace_next_ : 0;
-  const TickScale clock = ClockScale();
-  for (size_t i = 0; i < kept; ++i) {
-    const size_t slot = (first + i) % trace_.size();
-    const TraceSlot& t = trace_[slot];
-    events.push_back({clock.MonotonicNsAt(t.ticks), t.region, t.begin, trace_counters_.data() + slot * words_});
-  }
-  return events;
+  trace_.Enable(capacity, words_);
+  tracing_ = trace_.active();
+  UpdateLimits();
 }
 
 // Every close but End's common one: recursive activations move their deltas
@@ -302,7 +229,7 @@ void ThreadState::CloseTop(int64_t now, const uint64_t* end) {
     return;
   }
   depth_ = d;
-  if (tracing_) Trace(frame.region, false, now, end);
+  if (tracing_) trace_.Record(frame.region, false, now, end);
   top_node_ = frame.parent_node;
   --regions_[frame.region].open;
   NodeStats& stats = nodes_[frame.node];
@@ -494,7 +421,7 @@ void ThreadState::CloseOpenRegions(const char* when, bool own_thread) {
   if (own_thread) {
     ReadCounters(scratch_.data());
   } else if (words_ != 0) {
-    counted = counters_ != nullptr && counters_->ReadFromAnotherThread(scratch_.data());
+    counted = reader_.ReadFromAnotherThread(scratch_.data());
   }
   const int64_t now = Now();
   std::string names;
@@ -513,9 +440,7 @@ void ThreadState::CloseOpenRegions(const char* when, bool own_thread) {
 
 void ThreadState::Retire() {
   CloseOpenRegions("thread exit");
-  sole_read_fd_ = -1;  // the counters' fds close with them
-  sole_user_ = nullptr;
-  counters_.reset();
+  reader_.Release();
   UpdateLimits();
   retired_ = true;
 }
@@ -525,9 +450,9 @@ void ThreadState::RestartAfterFork(std::unique_ptr<ThreadCounters> counters, siz
   std::vector<Frame> open(frames_.begin(), frames_.begin() + static_cast<long>(depth_));
   UseCounters(std::move(counters));
   counters_error_ = std::move(counters_error);
-  read_failures_ = 0;
-  const size_t trace_capacity = trace_capacity_;
-  ResetStorage(counters_ ? words : 0);
+  reader_.ResetFailures();
+  const size_t trace_capacity = trace_.capacity();
+  ResetStorage(reader_.has_counters() ? words : 0);
   if (trace_capacity != 0) EnableTrace(trace_capacity);  // the child's own timeline
   std::fill(regions_.begin(), regions_.end(), RegionSlot{});
   depth_ = 0;

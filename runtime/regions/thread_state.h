@@ -4,7 +4,7 @@
 // Only the owning thread calls Begin/End, between MarkerEntered() and
 // MarkerLeft(). Finalize touches a thread's state from outside only after
 // switching markers off and seeing the thread outside any marker (see
-// runtime/core/marker_handshake.h: the marker/finalize handshake).
+// runtime/driver/marker_handshake.h: the marker/finalize handshake).
 #ifndef TD_RUNTIME_REGIONS_THREAD_STATE_H_
 #define TD_RUNTIME_REGIONS_THREAD_STATE_H_
 
@@ -26,12 +26,14 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/types/span.h"
 #include "runtime/counters/backend.h"
-#include "runtime/counters/read_syscall.h"
-#include "runtime/counters/sole_user_read.h"
+#include "runtime/counters/marker_reader.h"
 #include "runtime/regions/marker_clock.h"
+#include "runtime/regions/marker_frame.h"
 #include "runtime/regions/node_stats.h"
 #include "runtime/regions/region_registry.h"
 #include "runtime/regions/snapshot_deltas.h"
+#include "runtime/regions/thread_record.h"
+#include "runtime/regions/trace_ring.h"
 #include "td/td.h"
 
 namespace td {
@@ -42,7 +44,6 @@ class ThreadState {
   // then says why.
   ThreadState(uint32_t index, int64_t tid, std::unique_ptr<ThreadCounters> counters,
               size_t words, std::string counters_error, RegionRegistry* registry);
-  ~ThreadState();  // returns its trace memory to the process-wide bound
   ThreadState(const ThreadState&) = delete;
   ThreadState& operator=(const ThreadState&) = delete;
 
@@ -121,22 +122,11 @@ class ThreadState {
   void RestartAfterFork(std::unique_ptr<ThreadCounters> counters, size_t words,
                         std::string counters_error);
 
-  // Keeps the last `capacity` begin/end events. The ring starts small and
-  // doubles as events arrive, up to `capacity` and within the process-wide
-  // trace memory bound (SetTraceMemoryLimit); where it can grow no further
-  // it keeps the most recent events and trace_truncated() says why.
+  // Keeps the last `capacity` begin/end events (TraceRing; 0: stops tracing).
   void EnableTrace(size_t capacity);
   // Oldest first.
-  std::vector<TraceEvent> TraceEvents() const;
-  uint64_t trace_dropped() const {
-    return trace_recorded_ > trace_.size() ? trace_recorded_ - trace_.size() : 0;
-  }
-  size_t trace_kept() const { return std::min<uint64_t>(trace_recorded_, trace_.size()); }
-  // Why the ring stopped short of TD_TRACE_EVENTS; empty when it did not.
-  const std::string& trace_truncated() const { return trace_truncated_; }
-  // Bytes all threads' rings may use together; bytes one event costs.
-  static void SetTraceMemoryLimit(size_t bytes);
-  static size_t TraceBytesPerEvent(size_t words) { return sizeof(TraceSlot) + words * sizeof(uint64_t); }
+  std::vector<TraceEvent> TraceEvents() const { return trace_.Events(ClockScale()); }
+  const TraceRing& trace() const { return trace_; }
 
   RegionRegistry& registry() { return *registry_; }
   uint32_t index() const { return index_; }
@@ -150,15 +140,15 @@ class ThreadState {
   bool fast_path() const { return fast_; }
   // Markers take the user-read form: one group read in user space (rdpmc), the TSC clock.
   bool user_read_path() const { return user_fast_; }
-  bool counters_measured() const { return words_ != 0 && read_failures_ == 0; }
+  bool counters_measured() const { return words_ != 0 && reader_.failures() == 0; }
   const std::string& counters_error() const { return counters_error_; }
-  uint64_t read_failures() const { return read_failures_; }
+  uint64_t read_failures() const { return reader_.failures(); }
   size_t words() const { return words_; }
   size_t open_depth() const { return depth_; }
 
   // For the owning thread, between MarkerEntered() and MarkerLeft(), and never
   // on the marker path (likwid_markerGetRegion / likwid_markerResetRegion
-  // through runtime/core/compat_api.h).
+  // through runtime/driver/compat_api.h).
   //
   // What `region` recorded on this thread over all its call paths (its nodes
   // are never nested in one another: a region entered while open is recursion
@@ -180,68 +170,17 @@ class ThreadState {
   // recursive activations moved. Exact, when every call is measured, once
   // nothing is open.
   NodeTotals ComputeTotals() const;
+  // What the recorded-run model reads of this thread; it refers to this state.
+  ThreadRecord Record() const;
 
  private:
-  struct Frame {
-    uint32_t node;
-    uint32_t parent_node;  // node of the enclosing frame; 0 (the thread) at top level
-    // region and the four flags after it are one 8-byte key, so that END tells
-    // an ordinary close from the rest in one comparison.
-    uint32_t region;
-    bool recursive;        // the region was already open: adds no inclusive values
-    bool measured;         // counters and clock read at BEGIN (TD_SAMPLE skips some calls)
-    bool traced = false;   // begun while tracing: its END is traced too
-    uint8_t form = 0;      // FormByte of the form that began it: that form's END takes it too
-    const td_site* site;
-    int64_t start_ticks;
-  };
-  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
-                offsetof(Frame, recursive) == offsetof(Frame, region) + 4 &&
-                offsetof(Frame, measured) == offsetof(Frame, region) + 5 &&
-                offsetof(Frame, traced) == offsetof(Frame, region) + 6 &&
-                offsetof(Frame, form) == offsetof(Frame, region) + 7);
-  static uint64_t FrameKey(const Frame& frame) {
-    uint64_t key;
-    std::memcpy(&key, &frame.region, sizeof key);
-    return key;
-  }
-  static void SetFrameKey(Frame* frame, uint64_t key) { std::memcpy(&frame->region, &key, sizeof key); }
-  // The forms of the common BEGIN and END, by how the counters are read:
-  //  kSyscall: the thread's only counters are one group read with one read()
-  //    and the clock is the TSC (fast_). The marker makes no call and needs
-  //    no stack frame. frame_limit_ is 0 otherwise and while tracing, and
-  //    such markers miss (BeginSyscallMiss, EndSyscallMiss) and try kUser
-  //    there, in the cold path: a test for it in the hot one would cost this
-  //    form, the software group's, more than kUser gains from it.
-  //  kUser: the thread's only counters are one group read in user space
-  //    (sole_user_, rdpmc) and the clock is the TSC; user_frame_limit_ is 0
-  //    otherwise and while tracing. Out of line: the C markers reach the
-  //    forms made for the thread's group (BeginUserForm, EndUserForm) where
-  //    the gate says the process's threads read in user space; kSyscall's
-  //    misses reach the form for any group (BeginUser, EndUser).
-  //  kGeneral: the rest (BeginGeneral, EndGeneral), out of line.
-  // Where a form cannot open or close a frame, kGeneral does; where kGeneral
-  // cannot, the *Unusual functions do.
-  enum class Path { kGeneral, kSyscall, kUser };
-  static constexpr uint8_t FormByte(Path path) {
-    return path == Path::kSyscall ? 1 : path == Path::kUser ? 2 : 0;
-  }
-  // Keys of frames begun by BeginImpl<…, kPath>: measured or not
-  // (TD_SAMPLE), never recursive or traced, with the form's byte, so that
-  // each form's END recognises its own frames in one comparison and the
-  // general END (which masks the byte) closes any.
-  template <Path kPath>
-  static uint64_t OrdinaryKey(uint32_t region) {
-    return region | (uint64_t{1} << 40) | (uint64_t{FormByte(kPath)} << 56);
-  }
-  template <Path kPath>
-  static uint64_t UnreadKey(uint32_t region) {
-    return region | (uint64_t{FormByte(kPath)} << 56);
-  }
-  // What the frame's form byte does not change.
-  static uint64_t WithoutForm(uint64_t key) { return key & ~(uint64_t{0xff} << 56); }
+  // A frame of the open-region stack, its one-word key and the marker forms
+  // (runtime/regions/marker_frame.h).
+  using Frame = MarkerFrame;
+  using Path = MarkerPath;
 
-  // The common BEGIN and END of each form (runtime/regions/marker_forms.h).
+  // The common BEGIN and END of each form, and the ways off it, are defined
+  // in runtime/regions/marker_forms.h.
   // kMembers, kFake and kGroupWord: kUser's group, where known in advance
   // (0: any; -1: its word read at each marker).
   template <bool kLeave, Path kPath, uint32_t kMembers = 0, bool kFake = false, int kGroupWord = -1>
@@ -249,41 +188,19 @@ class ThreadState {
   template <bool kLeave, Path kPath, uint32_t kMembers = 0, bool kFake = false, int kGroupWord = -1>
   __attribute__((always_inline)) void EndImpl(uint32_t region, const td_site* site);
   template <bool kLeave, Path kPath>
-  __attribute__((always_inline)) void BeginMiss(uint32_t region, const td_site* site) {
-    if constexpr (kPath == Path::kSyscall) {
-      BeginSyscallMiss<kLeave>(region, site);
-    } else {
-      OffPath<kLeave, kPath == Path::kUser ? &ThreadState::BeginGeneral : &ThreadState::BeginUnusual>(region, site);
-    }
-  }
+  __attribute__((always_inline)) void BeginMiss(uint32_t region, const td_site* site);
   template <bool kLeave, Path kPath>
-  __attribute__((always_inline)) void EndMiss(uint32_t region, const td_site* site) {
-    if constexpr (kPath == Path::kSyscall) {
-      EndSyscallMiss<kLeave>(region, site);
-    } else {
-      OffPath<kLeave, kPath == Path::kUser ? &ThreadState::EndGeneral : &ThreadState::EndUnusual>(region, site);
-    }
-  }
+  __attribute__((always_inline)) void EndMiss(uint32_t region, const td_site* site);
   // Inline in the syscall form's cold path, so that both ways out are tail
   // calls: the general form pays a test, not a stack frame.
   template <bool kLeave>
-  __attribute__((always_inline)) void BeginSyscallMiss(uint32_t region, const td_site* site) {
-    if (user_frame_limit_ != 0) return BeginUser<kLeave>(region, site);
-    OffPath<kLeave, &ThreadState::BeginGeneral>(region, site);
-  }
+  __attribute__((always_inline)) void BeginSyscallMiss(uint32_t region, const td_site* site);
   template <bool kLeave>
-  __attribute__((always_inline)) void EndSyscallMiss(uint32_t region, const td_site* site) {
-    if (user_frame_limit_ != 0) return EndUser<kLeave>(region, site);
-    OffPath<kLeave, &ThreadState::EndGeneral>(region, site);
-  }
+  __attribute__((always_inline)) void EndSyscallMiss(uint32_t region, const td_site* site);
   template <bool kLeave>
-  __attribute__((noinline)) void BeginUser(uint32_t region, const td_site* site) {
-    BeginImpl<kLeave, Path::kUser>(region, site);
-  }
+  __attribute__((noinline)) void BeginUser(uint32_t region, const td_site* site);
   template <bool kLeave>
-  __attribute__((noinline)) void EndUser(uint32_t region, const td_site* site) {
-    EndImpl<kLeave, Path::kUser>(region, site);
-  }
+  __attribute__((noinline)) void EndUser(uint32_t region, const td_site* site);
   // The user-read forms the C markers call (BeginUserReadAndLeave), one per
   // group size, kind of counter and where the group's block starts, so that
   // the read has no dispatch and each keeps its registers to what its group
@@ -292,13 +209,9 @@ class ThreadState {
   // on a PMU host: the derived task-clock's 4 words, then the group (4).
   using UserReadForm = void (*)(ThreadState* thread, uint32_t region, const td_site* site);
   template <uint32_t kMembers, bool kFake, int kGroupWord>
-  __attribute__((noinline)) static void BeginUserForm(ThreadState* thread, uint32_t region, const td_site* site) {
-    thread->BeginImpl<true, Path::kUser, kMembers, kFake, kGroupWord>(region, site);
-  }
+  __attribute__((noinline)) static void BeginUserForm(ThreadState* thread, uint32_t region, const td_site* site);
   template <uint32_t kMembers, bool kFake, int kGroupWord>
-  __attribute__((noinline)) static void EndUserForm(ThreadState* thread, uint32_t region, const td_site* site) {
-    thread->EndImpl<true, Path::kUser, kMembers, kFake, kGroupWord>(region, site);
-  }
+  __attribute__((noinline)) static void EndUserForm(ThreadState* thread, uint32_t region, const td_site* site);
   // A thread that does not read in user space, in a process whose gate says
   // its threads do: the syscall form, whose misses lead to the general one.
   static void BeginWithoutUserForm(ThreadState* thread, uint32_t region, const td_site* site) {
@@ -315,24 +228,12 @@ class ThreadState {
   // ThenLeave, out of line, so that the hot path's call is a tail call.
   using MarkerForm = void (ThreadState::*)(uint32_t region, const td_site* site);
   template <bool kLeave, MarkerForm kForm>
-  void OffPath(uint32_t region, const td_site* site) {
-    if constexpr (kLeave) {
-      ThenLeave<kForm>(region, site);
-    } else {
-      (this->*kForm)(region, site);
-    }
-  }
+  void OffPath(uint32_t region, const td_site* site);
   // kForm, then the handshake's end, also when kForm throws (out of memory
   // growing a vector): a flag left up would make finalize wait for this
   // thread and drop it.
   template <MarkerForm kForm>
-  __attribute__((noinline)) void ThenLeave(uint32_t region, const td_site* site) {
-    struct LeaveWhenDone {
-      ThreadState* thread;
-      ~LeaveWhenDone() { thread->Leave(); }
-    } leave{this};
-    (this->*kForm)(region, site);
-  }
+  __attribute__((noinline)) void ThenLeave(uint32_t region, const td_site* site);
   uint32_t Registered(uint32_t region, const td_site* site);
   void BeginGeneral(uint32_t region, const td_site* site);
   void EndGeneral(uint32_t region, const td_site* site);
@@ -347,25 +248,7 @@ class ThreadState {
   // last, and END the reverse, so that td's own reads fall outside the
   // region's wall time.
   __attribute__((always_inline)) Frame& Push(uint32_t node, uint32_t parent, uint32_t region, bool recursive,
-                                             const td_site* site, bool measured) {
-    const size_t depth = depth_;
-    Frame& frame = frames_[depth];
-    frame.node = node;
-    frame.parent_node = parent;
-    frame.region = region;
-    frame.recursive = recursive;
-    frame.measured = measured;
-    frame.traced = tracing_;
-    frame.form = FormByte(Path::kGeneral);  // closed by the general END, whatever the thread's form is now
-    frame.site = site;
-    top_node_ = node;
-    depth_ = depth + 1;
-    if (measured) {
-      ReadCounters(FrameStart(depth));
-      frame.start_ticks = Now();
-    }
-    return frame;
-  }
+                                             const td_site* site, bool measured);
   void PopUnmeasured(size_t d) {
     const Frame& frame = frames_[d];
     depth_ = d;
@@ -381,42 +264,18 @@ class ThreadState {
   // task-clock's words out (ReadSoleUserMembers), and they are written here.
   const uint64_t* BegunSnapshot(size_t depth) {
     uint64_t* start = FrameStart(depth);
-    if (frames_[depth].form == FormByte(Path::kUser) && sole_user_ != nullptr) {
-      CompleteSoleUserSnapshot(*sole_user_, start);
+    if (frames_[depth].form == FormByte(Path::kUser) && reader_.sole_user() != nullptr) {
+      CompleteSoleUserSnapshot(*reader_.sole_user(), start);
     }
     return start;
   }
   uint64_t* NodeInclusive(uint32_t node) { return node_words_.data() + size_t{node} * 2 * words_; }
   uint64_t* NodeMoved(uint32_t node) { return NodeInclusive(node) + words_; }
 
-  // The fast path's read (fast_): the one group, one read().
-  void ReadSoleGroup(uint64_t* snapshot) {
-    if (__builtin_expect(ReadSyscall(sole_read_fd_, snapshot, sole_read_bytes_) != sole_read_bytes_, 0)) {
-      ++read_failures_;
-    }
-  }
-  // The one group's pages read in user space (sole_user_), not through the
-  // backend's virtual Read and the group reader's hooks.
-  // Where that cannot serve (a page forbids a user read now, or the kernel
-  // updated one meanwhile), the group reader retries or read()s.
-  // Inline in the kUser forms (out of line themselves), a call elsewhere.
-  __attribute__((always_inline)) void ReadSoleUserInline(uint64_t* snapshot) {
-    if (__builtin_expect(ReadSoleUserGroup(*sole_user_, snapshot), 1)) return;
-    if (!counters_->Read(snapshot)) ++read_failures_;
-  }
-  template <uint32_t kMembers, bool kFake, int kGroupWord>
-  __attribute__((always_inline)) bool AddSoleUserDeltas(const uint64_t* start, uint64_t* to) {
-    if constexpr (kMembers == 0) {
-      return AddSoleUserGroupDeltas(*sole_user_, start, to);
-    } else {
-      return AddSoleUserMemberDeltas<kFake, kMembers, kGroupWord>(*sole_user_, start, to);
-    }
-  }
-  __attribute__((noinline)) void ReadSoleUser(uint64_t* snapshot) { ReadSoleUserInline(snapshot); }
   // The user-read END where the copied pages cannot serve: a snapshot read
   // (copying the pages again, or through the group reader), then its difference.
   __attribute__((noinline)) void AddSoleUserReadSlowly(const uint64_t* start, uint64_t* to) {
-    ReadSoleUserInline(scratch_.data());
+    reader_.ReadSoleUserInline(scratch_.data());
     AddDeltas(to, start, scratch_.data(), words_);
   }
   // The cold ends of the user-read forms made for a group size (where the
@@ -425,28 +284,11 @@ class ThreadState {
   // and clock for the frame just opened, END's read and add for the one
   // just closed (depth_ has moved past it; its slot is intact).
   template <bool kLeave>
-  __attribute__((noinline)) void ReadBegunFrameAgain() {
-    const size_t d = depth_ - 1;
-    ReadSoleUserInline(FrameStart(d));
-    frames_[d].start_ticks = TscTicks();
-    if constexpr (kLeave) Leave();
-  }
+  __attribute__((noinline)) void ReadBegunFrameAgain();
   template <bool kLeave>
-  __attribute__((noinline)) void AddEndedFrameSlowly() {
-    const size_t d = depth_;
-    AddSoleUserReadSlowly(BegunSnapshot(d), NodeInclusive(frames_[d].node));
-    if constexpr (kLeave) Leave();
-  }
-  // One of those where the counters are one such group; else the backend's Read.
-  void ReadCounters(uint64_t* snapshot) {
-    if (sole_read_fd_ >= 0) {
-      ReadSoleGroup(snapshot);
-    } else if (sole_user_ != nullptr) {
-      ReadSoleUser(snapshot);
-    } else if (words_ != 0 && !counters_->Read(snapshot)) {
-      ++read_failures_;
-    }
-  }
+  __attribute__((noinline)) void AddEndedFrameSlowly();
+  // Whichever read the counters have (MarkerReader::Read).
+  void ReadCounters(uint64_t* snapshot) { reader_.Read(snapshot); }
   // Word i of a node's raw inclusive values, `raw`.
   uint64_t InclusiveWord(const uint64_t* raw, size_t i) const {
     return i > derived_time_word_ && i <= derived_time_word_ + 3 ? raw[derived_time_source_] : raw[i];
@@ -454,14 +296,6 @@ class ThreadState {
   // Outermost calls / read outermost calls of `node` (TD_SAMPLE; only those
   // add inclusive values), 1 when all were read.
   double Scale(const NodeStats& node) const;
-  static int64_t ScaledWall(int64_t ticks, double scale) {
-    return scale == 1.0 ? ticks : static_cast<int64_t>(std::llround(static_cast<double>(ticks) * scale));
-  }
-  // Counter words wrap (deltas are taken modulo 2^64): scaled as signed.
-  static uint64_t ScaledCount(uint64_t count, double scale) {
-    if (scale == 1.0) return count;
-    return static_cast<uint64_t>(std::llround(static_cast<double>(static_cast<int64_t>(count)) * scale));
-  }
   void BeginUnusual(uint32_t region, const td_site* site);
   void EndUnusual(uint32_t region, const td_site* site);
   void UseCounters(std::unique_ptr<ThreadCounters> counters);
@@ -482,21 +316,15 @@ class ThreadState {
   void UpdateLimits();  // frame_limit_ and region_limit_ from the vectors and tracing_
   void CloseTop(int64_t now, const uint64_t* end_snapshot);
   void WarnOnce(const td_site* site, const std::string& message);
-  void Trace(uint32_t region, bool begin, int64_t ticks, const uint64_t* snapshot);
   // Ticks to nanoseconds: the identity unless the markers read the TSC.
   TickScale ClockScale() const { return tsc_clock_ ? CurrentTickScale() : TickScale(); }
-  bool GrowTrace();
-  void ReleaseTrace();
   void ResetStorage(size_t words);
 
   std::atomic<uint32_t> in_marker_{0};
   bool tsc_clock_ = ProcessMarkerClock() == MarkerClock::kTsc;
   uint32_t index_;
   int64_t tid_;
-  std::unique_ptr<ThreadCounters> counters_;
-  int sole_read_fd_ = -1;  // ThreadCounters::SoleKernelRead
-  ssize_t sole_read_bytes_ = 0;
-  SoleUserRead* sole_user_ = nullptr;  // ThreadCounters::SoleUserGroup
+  MarkerReader reader_;  // the thread's counters and the form that reads them
   // A task-clock that is the group's time enabled (SoleUserRead's time
   // copy): the user-read forms made for a group size leave its words in the
   // nodes' inclusive values unwritten, and InclusiveWord derives them from
@@ -512,22 +340,21 @@ class ThreadState {
   RegionRegistry* registry_;
   bool retired_ = false;
   int openmp_thread_ = -1;
-  uint64_t read_failures_ = 0;
 
   std::vector<NodeStats> nodes_;
   std::vector<uint64_t> node_words_;   // per node: inclusive words, then exclusive words
   std::vector<Frame> frames_;
   std::vector<uint64_t> frame_words_;  // per depth: the snapshot taken at BEGIN
   size_t depth_ = 0;
-  // fast_: one group read with one read() (sole_read_fd_) and the TSC clock.
+  // fast_: one group read with one read() (MarkerReader::sole_kernel_read) and the TSC clock.
   bool fast_ = false;
-  // user_fast_: one group read in user space (sole_user_) and the TSC clock.
+  // user_fast_: one group read in user space (MarkerReader::sole_user) and the TSC clock.
   bool user_fast_ = false;
   size_t frame_limit_ = 0;     // frames_.size(), or 0 while tracing or not fast_: BEGIN's test for all
   size_t user_frame_limit_ = 0;  // the same for Path::kUser
   uint32_t region_limit_ = 0;  // regions_.size()
   uint32_t top_node_ = 0;      // the innermost open frame's node; 0 (the thread) when none
-  bool tracing_ = false;       // !trace_.empty()
+  bool tracing_ = false;       // trace_.active()
   uint32_t sample_every_ = 1;  // TD_SAMPLE
   bool per_region_sampling_ = true;  // td_region_sample's intervals apply
   bool any_sampled_ = false;         // some node reads fewer calls than it has
@@ -541,22 +368,9 @@ class ThreadState {
   // (parent node, region) -> node, for parents with many children, where a
   // walk of the sibling list would cost more than one integer hash.
   absl::flat_hash_map<uint64_t, uint32_t> child_of_;
-  struct TraceSlot {
-    int64_t ticks;
-    uint32_t region;
-    bool begin;
-  };
-  std::vector<TraceSlot> trace_;            // ring; empty when not tracing
-  std::vector<uint64_t> trace_counters_;    // words_ per slot
-  size_t trace_next_ = 0;
-  size_t trace_capacity_ = 0;               // TD_TRACE_EVENTS
-  bool trace_growing_ = false;              // not yet at its final size
-  uint64_t trace_recorded_ = 0;
-  std::string trace_truncated_;
+  TraceRing trace_;
 };
 
 }  // namespace td
-
-#include "runtime/regions/marker_forms.h"  // IWYU pragma: export
 
 #endif  // TD_RUNTIME_REGIONS_THREAD_STATE_H_

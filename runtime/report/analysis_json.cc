@@ -2,7 +2,7 @@
 #include "runtime/report/analysis_json.h"
 
 #include "runtime/base/byte_strings.h"
-#include "runtime/report/software_metrics.h"
+#include "runtime/analysis/software_metrics.h"
 
 namespace td {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "nlohmann/json.hpp"
 #include "runtime/analysis/run_analysis.h"
-#include "runtime/model/run_data.h"
+#include "runtime/recorded/run_data.h"
 
 namespace td {
 

@@ -8,7 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "runtime/base/byte_strings.h"
 #include "runtime/report/html_report.h"
-#include "runtime/report/software_metrics.h"
+#include "runtime/analysis/software_metrics.h"
 #include "runtime/report/text_report.h"
 #include "runtime/base/text_format.h"
 

@@ -12,8 +12,8 @@
 
 #include "runtime/analysis/run_analysis.h"
 #include "runtime/analysis/topdown_tree.h"
-#include "runtime/model/run_data.h"
-#include "runtime/report/software_metrics.h"
+#include "runtime/recorded/run_data.h"
+#include "runtime/analysis/software_metrics.h"
 
 namespace td {
 

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "runtime/analysis/run_analysis.h"
 #include "runtime/base/byte_strings.h"
+#include "runtime/base/text_format.h"
 
 namespace td {
 namespace {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "runtime/model/run_data.h"
+#include "runtime/recorded/run_data.h"
 #include "runtime/report/text_report.h"
 
 namespace td {

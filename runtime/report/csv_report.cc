@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "runtime/report/software_metrics.h"
+#include "runtime/analysis/software_metrics.h"
 #include "runtime/base/text_format.h"
 
 namespace td {

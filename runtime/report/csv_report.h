@@ -6,7 +6,7 @@
 #include <string>
 
 #include "runtime/analysis/run_analysis.h"
-#include "runtime/model/run_data.h"
+#include "runtime/recorded/run_data.h"
 
 namespace td {
 

@@ -10,8 +10,8 @@
 
 #include "runtime/analysis/run_analysis.h"
 #include "runtime/base/text_format.h"  // HtmlEscape, used beside the report
-#include "runtime/model/run_data.h"
-#include "runtime/report/job_view.h"
+#include "runtime/recorded/run_data.h"
+#include "runtime/job/job_view.h"
 
 namespace td {
 

@@ -10,30 +10,13 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "runtime/base/byte_strings.h"
-#include "runtime/regions/thread_state.h"
+#include "runtime/base/text_format.h"
+#include "runtime/regions/node_stats.h"
 #include "runtime/report/counter_text.h"
-#include "runtime/report/software_metrics.h"
+#include "runtime/analysis/software_metrics.h"
 #include "runtime/report/topdown_text.h"
 
 namespace td {
-
-std::string HumanDuration(int64_t ns) {
-  const double v = static_cast<double>(ns);
-  if (ns < 1000) return absl::StrFormat("%d ns", ns);
-  if (ns < 1000000) return absl::StrFormat("%.1f µs", v / 1e3);
-  if (ns < 1000000000) return absl::StrFormat("%.2f ms", v / 1e6);
-  return absl::StrFormat("%.3f s", v / 1e9);
-}
-
-std::string WithThousands(uint64_t value) {
-  std::string digits = std::to_string(value);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
 
 namespace {
 

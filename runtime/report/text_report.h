@@ -6,7 +6,7 @@
 #include <string>
 
 #include "runtime/analysis/run_analysis.h"
-#include "runtime/model/run_data.h"
+#include "runtime/recorded/run_data.h"
 
 namespace td {
 
@@ -35,11 +35,6 @@ std::vector<bool> ShownRegions(const RunData& data, const TextReportOptions& opt
 // `analysis` adds the Top-Down section; null leaves it out.
 std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis = nullptr,
                              const TextReportOptions& options = {});
-
-// "850 ns", "12.3 µs", "4.56 ms", "1.234 s".
-std::string HumanDuration(int64_t ns);
-// 1234567 -> "1,234,567".
-std::string WithThousands(uint64_t value);
 
 }  // namespace td
 

@@ -9,7 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "runtime/base/byte_strings.h"
 #include "runtime/report/explanations.h"
-#include "runtime/report/software_metrics.h"
+#include "runtime/analysis/software_metrics.h"
 #include "runtime/report/text_report.h"
 #include "runtime/base/text_format.h"
 

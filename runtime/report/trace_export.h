@@ -10,7 +10,7 @@
 
 #include "nlohmann/json.hpp"
 #include "runtime/counters/backend.h"
-#include "runtime/regions/thread_state.h"
+#include "runtime/regions/node_stats.h"
 
 namespace td {
 

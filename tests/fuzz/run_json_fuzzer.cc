@@ -15,7 +15,7 @@
 #include "runtime/report/analysis_json.h"
 #include "runtime/base/byte_strings.h"
 #include "runtime/base/json_file.h"
-#include "runtime/model/run_file.h"
+#include "runtime/recorded/run_file.h"
 #include "runtime/report/text_report.h"
 #include "runtime/uarch/definitions.h"
 #include "tests/fuzz/fuzz_library.h"

@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 #include "runtime/analysis/run_analysis.h"
 #include "runtime/counters/availability.h"
-#include "runtime/model/run_file.h"
+#include "runtime/recorded/run_file.h"
 #include "tests/scenarios/run_scenario.h"
 
 namespace td::testing {

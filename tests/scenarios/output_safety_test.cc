@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "runtime/model/run_file.h"
+#include "runtime/recorded/run_file.h"
 #include "tests/scenarios/run_scenario.h"
 
 namespace td::testing {

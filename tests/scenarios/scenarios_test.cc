@@ -106,7 +106,7 @@ TEST(Scenario, OpenMpThreadsAreFoldedAtFinalize) {
   EXPECT_EQ(SumOverThreads(work, "calls"), 200);
   // Each thread is labelled with its number in the team (read from GCC's
   // OpenMP runtime at its first marker, inside the parallel region); LLVM's
-  // libomp, which clang builds use, is never asked (runtime/core/runtime.cc).
+  // libomp, which clang builds use, is never asked (runtime/driver/runtime.cc).
   std::set<int> numbers;
   for (const auto& t : report.at("threads")) numbers.insert(t.value("openmp_thread", -1));
 #if defined(__clang__)

@@ -1,4 +1,4 @@
-// The C markers (runtime/core/c_api.cc) on a PMU host with rdpmc, on fake
+// The C markers (runtime/driver/c_api.cc) on a PMU host with rdpmc, on fake
 // pages: the gate sends them to the user-read form made for the thread's
 // group, which counts exactly, also when the kernel updates a page between
 // or inside regions. Its own executable: it drives the process's runtime.
@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "runtime/core/marker_handshake.h"
-#include "runtime/core/runtime.h"
+#include "runtime/driver/marker_handshake.h"
+#include "runtime/driver/runtime.h"
 #include "runtime/counters/perf_event_backend.h"
 #include "td/td.h"
 #include "tests/support/fake_pmu.h"

@@ -1,4 +1,4 @@
-#include "runtime/core/config.h"
+#include "runtime/driver/config.h"
 
 #include <fstream>
 #include <map>
@@ -27,9 +27,27 @@ TEST(Config, DefaultsWhenNothingIsSet) {
   EXPECT_FALSE(c.disabled);
   EXPECT_TRUE(c.write_json);
   EXPECT_EQ(c.json_dir, ".");
-  EXPECT_EQ(c.text_output, "");
+  EXPECT_EQ(c.text_output.kind, TextOutput::Kind::kStderr);
   EXPECT_EQ(c.backend, BackendChoice::kPerfEvent);
   EXPECT_TRUE(c.rdpmc);
+}
+
+TEST(Config, TextOutputIsDecodedOnce) {
+  struct Case {
+    const char* value;
+    TextOutput::Kind kind;
+    const char* path;
+  };
+  for (const Case& c : {Case{"", TextOutput::Kind::kStderr, ""}, Case{"stderr", TextOutput::Kind::kStderr, ""},
+                        Case{"-", TextOutput::Kind::kStderr, ""}, Case{"stdout", TextOutput::Kind::kStdout, ""},
+                        Case{"none", TextOutput::Kind::kNone, ""}, Case{"out/r.txt", TextOutput::Kind::kFile, "out/r.txt"},
+                        Case{"None", TextOutput::Kind::kFile, "None"}}) {
+    std::vector<std::string> errors;
+    const Config config = Read({{"TD_OUTPUT", c.value}}, &errors);
+    EXPECT_TRUE(errors.empty()) << c.value;
+    EXPECT_EQ(config.text_output.kind, c.kind) << c.value;
+    EXPECT_EQ(config.text_output.path, c.path) << c.value;
+  }
 }
 
 TEST(Config, SoftwareEventsAutoOrAll) {
@@ -73,7 +91,8 @@ TEST(Config, ReadsEveryVariable) {
   EXPECT_TRUE(c.disabled);
   EXPECT_FALSE(c.write_json);
   EXPECT_TRUE(c.quiet);
-  EXPECT_EQ(c.text_output, "report.txt");
+  EXPECT_EQ(c.text_output.kind, TextOutput::Kind::kFile);
+  EXPECT_EQ(c.text_output.path, "report.txt");
   EXPECT_EQ(c.json_dir, "/tmp/x");
   EXPECT_EQ(c.backend, BackendChoice::kNone);
 }

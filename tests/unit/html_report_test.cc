@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "runtime/analysis/run_analysis.h"
 #include "runtime/base/byte_strings.h"
-#include "runtime/report/job_view.h"
+#include "runtime/job/job_view.h"
 #include "tests/unit/sample_runs.h"
 
 namespace td {

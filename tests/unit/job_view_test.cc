@@ -4,7 +4,7 @@
 // the same first error whatever the number of threads and the files' order,
 // equal to what reading the runs whole gives; the JSON text made region by
 // region equal to the JSON tree's dump.
-#include "runtime/report/job_view.h"
+#include "runtime/job/job_view.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -15,9 +15,9 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "runtime/base/byte_strings.h"
-#include "runtime/model/run_file.h"
-#include "runtime/report/job_file.h"
-#include "runtime/report/job_loader.h"
+#include "runtime/recorded/run_file.h"
+#include "runtime/job/job_file.h"
+#include "runtime/job/job_loader.h"
 #include "runtime/report/report_pipeline.h"
 #include "tests/unit/sample_runs.h"
 

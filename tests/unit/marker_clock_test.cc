@@ -8,7 +8,8 @@
 #include "gtest/gtest.h"
 #include "runtime/counters/availability.h"
 #include "runtime/counters/perf_event_backend.h"
-#include "runtime/model/merge_threads.h"
+#include "runtime/recorded/merge_threads.h"
+#include "runtime/regions/marker_forms.h"
 #include "runtime/regions/thread_state.h"
 
 namespace td {
@@ -109,7 +110,7 @@ void RunNestedRegionsAndCheck(bool allow_tsc) {
 
   RunData data;
   data.layout = opened->backend->layout();
-  MergeThreads({&state}, registry.AllNames(), &data);
+  MergeThreads({state.Record()}, registry.AllNames(), &data);
   const RegionOnThread* outer = nullptr;
   const RegionOnThread* inner = nullptr;
   for (const Region& r : data.regions) {
@@ -159,7 +160,7 @@ TEST(MarkerFastPath, ARegionReopenedWithoutCountersIsClosedOnTheGeneralPath) {
   state.EndAndLeave(region, &site);
   EXPECT_EQ(state.open_depth(), 0u);
   RunData data;
-  MergeThreads({&state}, registry.AllNames(), &data);
+  MergeThreads({state.Record()}, registry.AllNames(), &data);
   ASSERT_EQ(data.regions.size(), 1u);
   EXPECT_EQ(data.regions[0].threads.front().calls, 1u) << "the child's own call only";
   EXPECT_GE(data.regions[0].threads.front().wall_inclusive_ns, 0);

@@ -1,4 +1,4 @@
-// TakeOutMarkerCost (runtime/model/run_data.h): td's own cost per marker pair
+// TakeOutMarkerCost (runtime/recorded/run_data.h): td's own cost per marker pair
 // taken out of a recorded run, and the cost kept in the run file.
 #include <cstdint>
 #include <limits>
@@ -6,8 +6,8 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "runtime/model/run_data.h"
-#include "runtime/model/run_file.h"
+#include "runtime/recorded/run_data.h"
+#include "runtime/recorded/run_file.h"
 #include "tests/unit/sample_runs.h"
 
 namespace td {

@@ -1,5 +1,5 @@
 // td run --passes: merging runs that each counted a share of the groups.
-#include "runtime/report/merge_passes.h"
+#include "runtime/recorded/merge_passes.h"
 
 #include <linux/perf_event.h>
 

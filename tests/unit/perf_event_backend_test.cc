@@ -15,7 +15,8 @@
 
 #include "gtest/gtest.h"
 #include "runtime/counters/availability.h"
-#include "runtime/model/merge_threads.h"
+#include "runtime/recorded/merge_threads.h"
+#include "runtime/regions/marker_forms.h"
 #include "runtime/regions/thread_state.h"
 #include "tests/support/fake_pmu.h"
 
@@ -249,7 +250,7 @@ TEST(PerfEventBackendOnFakePages, MarkersMakeNoKernelReadAndCountWhatThePagesSay
 
   RunData data;
   data.layout = layout;
-  MergeThreads({&state}, registry.AllNames(), &data);
+  MergeThreads({state.Record()}, registry.AllNames(), &data);
   ASSERT_EQ(data.regions.size(), 1u);
   const RegionOnThread& part = data.regions[0].threads[0];
   EXPECT_EQ(part.calls, static_cast<uint64_t>(kPairs));

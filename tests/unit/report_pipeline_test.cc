@@ -6,7 +6,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "runtime/model/run_file.h"
+#include "runtime/recorded/run_file.h"
 
 namespace td {
 namespace {

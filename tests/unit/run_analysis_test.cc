@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 #include "runtime/report/analysis_json.h"
 #include "runtime/report/html_report.h"
-#include "runtime/model/run_file.h"
+#include "runtime/recorded/run_file.h"
 #include "runtime/report/text_report.h"
 
 namespace td {

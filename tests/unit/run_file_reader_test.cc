@@ -19,8 +19,8 @@
 #include "runtime/report/csv_report.h"
 #include "runtime/report/html_report.h"
 #include "runtime/base/json_file.h"
-#include "runtime/model/run_file.h"
-#include "runtime/report/software_metrics.h"
+#include "runtime/recorded/run_file.h"
+#include "runtime/analysis/software_metrics.h"
 #include "runtime/report/text_report.h"
 #include "runtime/uarch/definitions.h"
 

@@ -13,7 +13,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "runtime/base/json_file.h"
-#include "runtime/model/run_file.h"
+#include "runtime/recorded/run_file.h"
 #include "tests/unit/sample_runs.h"
 
 namespace td {

@@ -1,6 +1,6 @@
-// The recorded-run file (runtime/model/run_file.*): RunData to JSON and back,
+// The recorded-run file (runtime/recorded/run_file.*): RunData to JSON and back,
 // exactly, names that are not UTF-8 included; errors name the field.
-#include "runtime/model/run_file.h"
+#include "runtime/recorded/run_file.h"
 
 #include <string>
 #include <string_view>

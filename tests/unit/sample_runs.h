@@ -14,7 +14,7 @@
 #include "runtime/base/byte_strings.h"
 #include "runtime/base/diagnostics.h"
 #include "runtime/counters/perf_event_backend.h"
-#include "runtime/model/run_data.h"
+#include "runtime/recorded/run_data.h"
 
 namespace td::sample_runs {
 

@@ -1,7 +1,7 @@
 // The software metrics of a region (task-clock, CPUs, page faults, …) that
 // every output carries, hardware counts or not: totals, "not measured",
 // clamping, the depth-first region order.
-#include "runtime/report/software_metrics.h"
+#include "runtime/analysis/software_metrics.h"
 
 #include <cmath>
 #include <cstdint>

@@ -2,6 +2,7 @@
 // durations and thousands, names escaped, and its folding
 // (TextReportOptions::max_regions): which regions it keeps, the line for the
 // rest, and the per-thread rows of many threads.
+#include "runtime/base/text_format.h"
 #include "runtime/report/text_report.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // Exact arithmetic of the region bookkeeping, with a counter we control.
+#include "runtime/regions/marker_forms.h"
 #include "runtime/regions/thread_state.h"
 
 #include <algorithm>
@@ -9,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "runtime/base/diagnostics.h"
 #include "runtime/counters/perf_event_backend.h"
-#include "runtime/model/merge_threads.h"
+#include "runtime/recorded/merge_threads.h"
 
 namespace td {
 namespace {
@@ -56,7 +57,7 @@ class ThreadStateTest : public ::testing::Test {
   RunData Merge() {
     RunData data;
     data.layout = layout_;
-    MergeThreads({state_.get()}, registry_.AllNames(), &data);
+    MergeThreads({state_->Record()}, registry_.AllNames(), &data);
     return data;
   }
   // a (100 → 200) around two calls of b (110 → 150, 160 → 170), through
@@ -215,14 +216,14 @@ TEST_F(ThreadStateTest, TraceStaysBalancedWhenAnOuterEndClosesInnerRegions) {
   EXPECT_TRUE(!events[2].begin && events[2].region == forgotten);
   EXPECT_TRUE(!events[3].begin && events[3].region == outer);
   EXPECT_EQ(events[3].counters[3], 50u) << "the counter value at that moment";
-  EXPECT_EQ(state_->trace_dropped(), 0u);
+  EXPECT_EQ(state_->trace().dropped(), 0u);
 }
 
 TEST(ThreadStateTrace, RingGrowsWithTheEventsAndStopsAtTheMemoryBound) {
   RegionRegistry registry;
   td_site site{"t", "test.cc", 1, 0, 0};
   const uint32_t region = registry.IdForSite(&site);
-  ThreadState::SetTraceMemoryLimit(size_t{1} << 20);  // 65,536 events of 16 bytes (no counters)
+  TraceRing::SetMemoryLimit(size_t{1} << 20);  // 65,536 events of 16 bytes (no counters)
   {
     ThreadState roomy(0, 1, nullptr, 0, "", &registry);
     roomy.EnableTrace(size_t{1} << 26);
@@ -231,8 +232,8 @@ TEST(ThreadStateTrace, RingGrowsWithTheEventsAndStopsAtTheMemoryBound) {
       roomy.End(region, &site);
     }
     EXPECT_EQ(roomy.TraceEvents().size(), 6000u) << "grown from 1,024 as events came";
-    EXPECT_EQ(roomy.trace_dropped(), 0u);
-    EXPECT_TRUE(roomy.trace_truncated().empty());
+    EXPECT_EQ(roomy.trace().dropped(), 0u);
+    EXPECT_TRUE(roomy.trace().truncated().empty());
   }  // its destructor gives the memory back to the bound
   ThreadState bounded(1, 2, nullptr, 0, "", &registry);
   bounded.EnableTrace(size_t{1} << 26);
@@ -242,11 +243,11 @@ TEST(ThreadStateTrace, RingGrowsWithTheEventsAndStopsAtTheMemoryBound) {
   }
   const auto events = bounded.TraceEvents();
   EXPECT_EQ(events.size(), 65536u);
-  EXPECT_EQ(bounded.trace_dropped(), 100000u - 65536u);
-  EXPECT_EQ(bounded.trace_truncated(), "all threads' traces reached TD_TRACE_MEMORY=1 MiB");
+  EXPECT_EQ(bounded.trace().dropped(), 100000u - 65536u);
+  EXPECT_EQ(bounded.trace().truncated(), "all threads' traces reached TD_TRACE_MEMORY=1 MiB");
   EXPECT_TRUE(events.front().begin) << "the newest events, in order";
   EXPECT_FALSE(events.back().begin);
-  ThreadState::SetTraceMemoryLimit(size_t{512} << 20);
+  TraceRing::SetMemoryLimit(size_t{512} << 20);
 }
 
 TEST_F(ThreadStateTest, ManySiblingsEachKeepTheirOwnNode) {
@@ -462,7 +463,7 @@ TEST(ThreadStateWithoutCounters, RecordsTimeAndCallsOnly) {
   state.End(registry.IdForSite(&site), &site);
   RunData data;
   data.layout = SoftwareLayout();
-  MergeThreads({&state}, registry.AllNames(), &data);
+  MergeThreads({state.Record()}, registry.AllNames(), &data);
   ASSERT_EQ(data.regions.size(), 1u);
   EXPECT_TRUE(data.regions[0].threads[0].events.empty());
   EXPECT_FALSE(data.threads[0].counters_measured);
@@ -470,7 +471,7 @@ TEST(ThreadStateWithoutCounters, RecordsTimeAndCallsOnly) {
   EXPECT_EQ(data.threads[0].tid, 42);
 }
 
-// likwid_markerGetRegion's figures (runtime/core/compat_api.h).
+// likwid_markerGetRegion's figures (runtime/driver/compat_api.h).
 TEST_F(ThreadStateTest, EndedTotalsAddEveryPathAndLeaveOutOpenActivations) {
   Begin("a", 100);
   Begin("r", 110);

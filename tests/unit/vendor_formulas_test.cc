@@ -18,7 +18,7 @@
 #include "runtime/machine/machine_info.h"
 #include "runtime/report/csv_report.h"
 #include "runtime/report/html_report.h"
-#include "runtime/model/run_file.h"
+#include "runtime/recorded/run_file.h"
 #include "runtime/report/text_report.h"
 #include "runtime/report/topdown_text.h"
 #include "runtime/uarch/definitions.h"

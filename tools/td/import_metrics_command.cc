@@ -1,4 +1,4 @@
-#include "tools/td/import_metrics_command.h"
+#include "tools/td/commands.h"
 
 #include <cstdio>
 #include <string>
@@ -9,7 +9,7 @@
 #include "runtime/base/output_files.h"
 #include "runtime/uarch/perf_metrics_import.h"
 
-namespace td {
+namespace td::tool {
 namespace {
 
 int ImportMetrics(const cli::Command& self, const cli::Args& args) {
@@ -88,4 +88,4 @@ const cli::Command kImportMetricsCommand = {
     "  --out FILE         write the definition file to FILE instead of stdout",
     ImportMetrics};
 
-}  // namespace td
+}  // namespace td::tool

@@ -1,4 +1,4 @@
-#include "tools/td/run_command.h"
+#include "tools/td/commands.h"
 
 #include "tools/td/compat_preload.h"
 
@@ -20,18 +20,18 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
-#include "runtime/core/config.h"
+#include "runtime/driver/config.h"
 #include "runtime/counters/availability.h"
 #include "runtime/counters/event_selection.h"
 #include "runtime/base/byte_strings.h"
-#include "runtime/model/run_file.h"
-#include "runtime/report/merge_passes.h"
+#include "runtime/recorded/run_file.h"
+#include "runtime/recorded/merge_passes.h"
 #include "runtime/base/output_files.h"
 #include "runtime/report/report_pipeline.h"
 #include "runtime/report/text_report.h"
 #include "runtime/base/status_macros.h"
 
-namespace td {
+namespace td::tool {
 namespace {
 
 int Fail(const std::string& message) {
@@ -225,7 +225,7 @@ absl::StatusOr<std::vector<RunData>> RunPasses(const std::vector<std::string>& p
 }
 
 // The process environment's value of NAME, "" when unset. Not td's
-// configuration (that is read in runtime/core/config.cc only): PATH, to find
+// configuration (that is read in runtime/driver/config.cc only): PATH, to find
 // the program as execvp will, and LD_PRELOAD, to keep what the user preloads.
 std::string InheritedVariable(const char* name) {
   const size_t length = std::strlen(name);
@@ -437,4 +437,26 @@ int RunCommand(const cli::Command& self, const cli::Args& args) {
   return 0;
 }
 
-}  // namespace td
+const cli::Command kRunCommand = {
+    "run", "run [--passes auto|N] [--out FILE] [--compat] [--mpi] [--] PROGRAM [ARGS…]",
+    "run a program linked with td, once per share of the counter groups, merged",
+    "Runs PROGRAM once per pass, each pass counting its share of the hardware counter\n"
+    "groups, merges the passes' recordings by region into one file and prints its report.\n"
+    "\n"
+    "  --passes auto|N  how many passes (1 to 64); auto: one per hardware counter group.\n"
+    "                   Without a PMU there is nothing to share out, so one pass.\n"
+    "  --out FILE       the merged recording (default: td-PROGRAM-PID.json in\n"
+    "                   TD_OUTPUT_DIR, else here); its folder must exist and be\n"
+    "                   writable, which td checks before PROGRAM starts\n"
+    "  --compat         preload libtd_compat (LIKWID and PAPI markers as td regions);\n"
+    "                   done without asking when PROGRAM is linked with liblikwid\n"
+    "                   or libpapi (docs/compat.md)\n"
+    "  --mpi            preload libtd-mpi and libtd: the ranks of an MPI job write\n"
+    "                   one file at MPI_Finalize; done without asking when PROGRAM\n"
+    "                   is linked with MPI. PROGRAM then runs once, in place of td\n"
+    "                   run (mpirun -np 4 td run -- ./prog; docs/hpc.md)\n"
+    "\n"
+    "td's flags end at PROGRAM (or at --): what follows is PROGRAM's.",
+    RunCommand};
+
+}  // namespace td::tool

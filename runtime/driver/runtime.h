@@ -1,0 +1,107 @@
+// The process-wide runtime: settings, counter backend, every thread's state,
+// and the moment reports are written.
+#ifndef TD_RUNTIME_DRIVER_RUNTIME_H_
+#define TD_RUNTIME_DRIVER_RUNTIME_H_
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "runtime/driver/config.h"
+#include "runtime/counters/backend.h"
+#include "runtime/regions/region_registry.h"
+#include "runtime/recorded/run_data.h"
+#include "runtime/report/trace_export.h"
+
+namespace td {
+
+class ThreadState;  // runtime/regions/thread_state.h: only the marker entry points include it
+
+// The calling thread's state once it has used a marker, else null.
+// constinit: no dynamic initialisation, so no TLS wrapper call on each access.
+extern constinit thread_local ThreadState* t_thread_state __attribute__((tls_model("initial-exec")));
+
+class Runtime {
+ public:
+  static Runtime& Get();
+
+  // Initialises on first use; returns whether markers should record.
+  bool EnsureStarted();
+  // Counts with `backend` instead of what the machine offers, when called
+  // before the runtime starts (benchmarks/user_read_pairs.cc runs the C
+  // markers on fake rdpmc pages with it); ignored after.
+  void UseBackend(std::unique_ptr<CounterBackend> backend);
+  void Finalize();
+
+  RegionRegistry& regions() { return regions_; }
+  // td_region_sample: region `name` read on one call in `every`, said in one
+  // line where it cannot be (a bad interval, TD_TRACE, a region already entered).
+  void SampleRegion(const char* name, unsigned every);
+  // The counters every thread opens; only once started (a thread has state).
+  const CounterLayout& layout() const { return backend_->layout(); }
+  // Starts the runtime if needed and returns the calling thread's state,
+  // creating it on first use; null when td is off. The markers' slow path.
+  ThreadState* ThisThreadSlow();
+
+  // libtd-mpi's job file (runtime/driver/mpi_api.h, mpi_job.cc): the steps of
+  // the reduction at MPI_Finalize, on the rank that calls them.
+  int MpiBegin(int rank, int size);
+  int MpiAdd(const char* bytes, size_t length);
+  int MpiTake(char** bytes, size_t* length);
+  int MpiWriteJob();
+  void MpiEnd(int in_job_file);
+  void MpiSay(const char* line);
+
+ private:
+  struct MpiJob;  // mpi_job.cc
+  Runtime() = default;
+  void Start();
+  ThreadState* AttachThisThread();
+  static void OnThreadExit(void* state);
+  static void BeforeFork();
+  static void AfterForkInParent();
+  static void AfterForkInChild();
+  // After markers are off: waits until no thread is inside a marker and
+  // returns the threads whose state may be read; says which may not.
+  std::vector<ThreadState*> QuiescentThreads();
+  RunData Collect(const std::vector<ThreadState*>& threads);  // with threads_mu_ held
+  void CollectAndWrite();  // Finalize's work once the markers are off
+  // CollectAndWrite's first half: every thread's data, with the traces.
+  RunData CollectQuiet(std::vector<ThreadTrace>* traces);
+  // The report text where TD_OUTPUT says.
+  void EmitText(const std::string& text);
+  // The JSON with raw values, then (unless `text_report` is false: an MPI
+  // job's table stood in for it) the text report with td's marker cost taken
+  // out of `data` (TD_COMPENSATE).
+  void WriteReports(RunData& data, bool text_report = true);
+  void WriteTextReport(const RunData& data);
+  void WriteTrace(const RunData& data, const std::vector<ThreadTrace>& traces);
+  bool StartReplay();
+  void CheckDefinitionSettings();
+  bool StartPapi(const Availability& availability);
+  void AddSelectedGroups(Availability* availability, CounterLayout* layout);
+  // TD_SAMPLE, or 1 while tracing (a timeline needs every snapshot).
+  uint32_t SampleEvery() const { return config_.trace ? 1 : static_cast<uint32_t>(config_.sample_every); }
+
+  std::mutex start_mu_;
+  Config config_;
+  std::unique_ptr<CounterBackend> backend_;
+  std::unique_ptr<CounterBackend> chosen_backend_;  // UseBackend, before Start
+  std::unique_ptr<RunData> replay_;  // TD_BACKEND=replay:FILE: the recording to report
+  RegionRegistry regions_;
+  std::mutex threads_mu_;  // guards threads_; std::mutex so that TSan sees it
+  std::vector<std::unique_ptr<ThreadState>> threads_;
+  // Under threads_mu_: per cause of a thread's counters failing to open (the
+  // errno part, whichever event hit it first), how many threads it hit.
+  std::map<std::string, int> thread_error_causes_;
+  int64_t start_unix_ns_ = 0;
+  MpiJob* mpi_job_ = nullptr;  // between MpiBegin and MpiEnd; leaked like the runtime
+};
+
+}  // namespace td
+
+#endif  // TD_RUNTIME_DRIVER_RUNTIME_H_

@@ -1,0 +1,149 @@
+// Where a run's results go at finalize: the JSON and trace files (never
+// replacing a file td did not create) and the text report (analysed when the
+// run has hardware counts).
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "runtime/driver/runtime.h"
+#include "runtime/base/byte_strings.h"
+#include "runtime/base/diagnostics.h"
+#include "runtime/recorded/run_file.h"
+#include "runtime/base/output_files.h"
+#include "runtime/report/report_pipeline.h"
+#include "runtime/report/text_report.h"
+#include "runtime/report/trace_export.h"
+
+namespace td {
+
+namespace {
+
+std::string RunFileStem(const RunData& data) {
+  if (data.mpi) return RankFileStem(data.program.name, data.mpi->job, data.mpi->rank, data.mpi->size);
+  return JsonFileStem(data.program.name, static_cast<long>(data.program.pid));
+}
+
+// A file of this run in `dir`, never replacing one: when PREFERRED is taken
+// (a process with the same pid in another pid namespace or on another host
+// sharing the directory, or an earlier run whose pid was reused), the next
+// free numbered name, and one line that says so.
+absl::StatusOr<std::string> WriteRunFile(const std::string& dir, const std::string& stem, const std::string& suffix,
+                                         ContentProducer body) {
+  absl::StatusOr<std::string> path = WriteNewFile(dir, stem, suffix, body);
+  const std::string preferred = stem + suffix;
+  if (path.ok() && !(path->size() > preferred.size() && absl::EndsWith(*path, "/" + preferred))) {
+    Announce(Severity::kNotice, absl::StrFormat("%s already exists in %s and is not this run's: left as it is, "
+                                                "writing %s instead",
+                                                preferred, dir, *path));
+  }
+  return path;
+}
+
+// The run file's text as WriteNewFile takes it: written as it is formatted,
+// a piece at a time (at 640,000 parts the whole text was 94 MB held at
+// once). Remembers whether its last production stopped because formatting
+// ran out of memory, rather than because a write failed (a full disk, no
+// descriptor left): only then is a fallback directory not worth trying.
+struct RunFileBody {
+  const RunData& data;
+  mutable bool out_of_memory = false;
+  bool operator()(PieceWriter write) const {
+    bool write_failed = false;
+    const bool complete = WriteRunFileText(data, [&](std::string_view piece) {
+      write_failed = !write(piece);
+      return !write_failed;
+    });
+    out_of_memory = !complete && !write_failed;
+    return complete;
+  }
+};
+
+}  // namespace
+
+void Runtime::WriteTrace(const RunData& data, const std::vector<ThreadTrace>& traces) {
+  const std::string body = DumpJson(
+      TraceToChromeJson(traces, regions_.AllNames(), data.layout, data.program.pid, data.program.name));
+  const absl::StatusOr<std::string> path =
+      body.empty() ? absl::ResourceExhaustedError("out of memory while formatting it")
+                   : WriteRunFile(config_.json_dir, RunFileStem(data), ".trace.json", [&body](PieceWriter write) {
+                       return write(body) && write("\n");
+                     });
+  if (!path.ok()) {
+    Announce(Severity::kError, absl::StrCat("trace: ", path.status().message()));
+  } else if (!config_.quiet && PrintsReports(config_)) {
+    Announce(Severity::kNotice, absl::StrFormat("wrote %s (open in Perfetto or chrome://tracing)", *path));
+  }
+}
+
+void Runtime::WriteReports(RunData& data, bool text_report) {
+  if (config_.write_json) {
+    const std::string stem = RunFileStem(data);
+    const RunFileBody body{data};
+    absl::StatusOr<std::string> path = WriteRunFile(config_.json_dir, stem, ".json", body);
+    if (!path.ok() && !body.out_of_memory) {
+      const std::string& fallback_dir = config_.tmpdir;
+      Announce(Severity::kError, absl::StrFormat("TD_OUTPUT_DIR=%s: %s; writing %s/%s.json instead", config_.json_dir,
+                                                 path.status().message(), fallback_dir, stem));
+      path = WriteRunFile(fallback_dir, stem, ".json", body);
+    }
+    if (!path.ok() && body.out_of_memory) {
+      Announce(Severity::kError, "the JSON report: out of memory while formatting it; not written");
+    } else if (!path.ok()) {
+      Announce(Severity::kError, absl::StrCat(path.status().message(), "; the JSON report follows on stderr"));
+      if (!body([](std::string_view piece) {
+            WriteToStderr(piece);
+            return true;
+          })) {
+        Announce(Severity::kError, "the JSON report on stderr above is incomplete: out of memory while formatting it");
+      }
+    } else if (!config_.quiet && PrintsReports(config_)) {
+      Announce(Severity::kNotice, absl::StrCat("wrote ", *path));
+    }
+  }
+  if (!text_report) return;
+  if (config_.compensate) TakeOutMarkerCost(&data);  // in place: at scale a copy would double the memory
+  WriteTextReport(data);
+}
+
+void Runtime::WriteTextReport(const RunData& data) {
+  const TextOutput& target = config_.text_output;
+  if (target.kind == TextOutput::Kind::kNone || !PrintsReports(config_)) return;
+  // Top-Down trees need hardware counts; without them the header line
+  // already says why, and no tree is drawn.
+  ReportPipeline pipeline({config_.metrics_dir, config_.uarch, config_.calibration_file, config_.compensate});
+  TextReportOptions options;
+  options.max_regions = config_.report_regions;
+  const bool to_terminal = target.kind == TextOutput::Kind::kStderr && isatty(2);
+  options.color = to_terminal && !config_.no_color;
+  std::string problem;
+  const std::string text = pipeline.Text(data, options, &problem);
+  if (!problem.empty()) Announce(Severity::kError, problem);
+  EmitText(text);
+}
+
+void Runtime::EmitText(const std::string& text) {
+  const TextOutput& target = config_.text_output;
+  if (target.kind == TextOutput::Kind::kNone) return;
+  if (target.kind == TextOutput::Kind::kStderr) {
+    WriteToStderr(text);
+  } else if (target.kind == TextOutput::Kind::kStdout) {
+    // Through stdio, after whatever the program itself left in stdout's buffer.
+    std::fputs(text.c_str(), stdout);
+    std::fflush(stdout);
+  } else {
+    // A regular file is replaced atomically; a device, FIFO or terminal is
+    // written into (WriteFileAtomically says which and how).
+    const absl::Status written = WriteFileAtomically(target.path, text);
+    if (!written.ok()) {
+      Announce(Severity::kError,
+               absl::StrFormat("TD_OUTPUT=%s: %s; the report follows on stderr", target.path, written.message()));
+      WriteToStderr(text);
+    }
+  }
+}
+
+}  // namespace td

@@ -1,0 +1,166 @@
+#include "runtime/job/job_loader.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <exception>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "runtime/base/json_file.h"
+#include "runtime/recorded/run_file.h"
+#include "runtime/job/job_view.h"
+
+namespace td {
+namespace {
+
+// The file's bytes in one read when it is a regular file that keeps its
+// size; otherwise ReadTextFile's bytes, or its error.
+absl::StatusOr<std::string> ReadWhole(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    std::string text;
+    struct stat st {};
+    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (ok) {
+      text.resize(static_cast<size_t>(st.st_size));
+      size_t got = 0;
+      while (ok && got < text.size()) {
+        const ssize_t n = read(fd, text.data() + got, text.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        ok = n > 0;
+        if (ok) got += static_cast<size_t>(n);
+      }
+      char more = 0;
+      ok = ok && read(fd, &more, 1) == 0;  // it did not grow
+    }
+    close(fd);
+    if (ok) return text;
+  }
+  return ReadTextFile(path);
+}
+
+// One file: a job file's table, or a rank file reduced to its summary.
+struct Loaded {
+  absl::Status status;
+  std::exception_ptr exception;  // rethrown in file order, as reading one by one would have thrown
+  bool job_file = false;
+  JobTable table;
+  RankSummary rank;
+};
+
+void LoadOne(const std::string& file, AnalysisPipeline* pipeline, Loaded* out) {
+  absl::StatusOr<std::string> text = ReadWhole(file);
+  if (!text.ok()) {
+    out->status = text.status();
+    return;
+  }
+  std::optional<RunData> run = ScanRunText(*text);
+  if (!run) {
+    // The full way: a job file, or a run file ScanRunText leaves to the
+    // full reader (its error then).
+    absl::StatusOr<nlohmann::json> json = ParseJsonText(*text, file);
+    if (!json.ok()) {
+      out->status = json.status();
+      return;
+    }
+    if (IsJobTableJson(*json)) {
+      absl::StatusOr<JobTable> table = JobTableFromJson(*json, file);
+      if (!table.ok()) {
+        out->status = table.status();
+        return;
+      }
+      out->job_file = true;
+      out->table = *std::move(table);
+      return;
+    }
+    absl::StatusOr<RunData> decoded = RunFromJson(*json);
+    if (!decoded.ok()) {
+      out->status = absl::Status(decoded.status().code(), file + ": " + std::string(decoded.status().message()));
+      return;
+    }
+    run = *std::move(decoded);
+  }
+  text = std::string();
+  // The rank's times and counts as its own report shows them: td's marker cost out.
+  if (pipeline->settings().compensate) TakeOutMarkerCost(&*run);
+  absl::StatusOr<RunAnalysis> analysis = pipeline->Analyze(*run);
+  if (!analysis.ok()) {
+    out->status = analysis.status();
+    return;
+  }
+  out->rank = SummarizeRank(*run, &*analysis, file);
+}
+
+}  // namespace
+
+absl::StatusOr<JobTable> LoadJobFiles(const std::vector<std::string>& files, const AnalysisSettings& settings,
+                                      unsigned threads) {
+  if (threads == 0) threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  threads = static_cast<unsigned>(std::min<size_t>(threads, std::max<size_t>(files.size(), 1)));
+  std::vector<Loaded> loaded(files.size());
+  std::atomic<size_t> next{0};
+  std::atomic<size_t> first_failed{files.size()};
+  const auto work = [&] {
+    AnalysisPipeline pipeline(settings);  // each thread its own: the definitions load on first use
+    for (size_t i = next++; i < files.size(); i = next++) {
+      if (i > first_failed.load()) continue;  // an earlier file failed: this one is never reported
+      Loaded& one = loaded[i];
+      try {
+        LoadOne(files[i], &pipeline, &one);
+      } catch (...) {
+        one.exception = std::current_exception();
+      }
+      if (!one.status.ok() || one.exception) {
+        size_t failed = first_failed.load();
+        while (i < failed && !first_failed.compare_exchange_weak(failed, i)) {
+        }
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (unsigned t = 1; t < threads; ++t) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had: fewer do the work
+    }
+  }
+  work();
+  for (std::thread& helper : helpers) helper.join();
+
+  std::vector<JobTable> tables;
+  std::vector<std::string> sources;
+  std::vector<RankSummary> ranks;
+  std::vector<std::string> rank_files;
+  for (size_t i = 0; i < files.size(); ++i) {
+    Loaded& one = loaded[i];
+    if (one.exception) std::rethrow_exception(one.exception);
+    if (!one.status.ok()) return one.status;
+    if (one.job_file) {
+      tables.push_back(std::move(one.table));
+      sources.push_back(files[i]);
+    } else {
+      ranks.push_back(std::move(one.rank));
+      rank_files.push_back(files[i]);
+    }
+  }
+  loaded.clear();
+  if (!ranks.empty()) {
+    absl::StatusOr<JobView> view = BuildJobView(std::move(ranks));
+    if (!view.ok()) return view.status();
+    tables.push_back(TableOfView(*std::move(view)));
+    sources.push_back(rank_files.size() == 1 ? rank_files[0] : "the rank files");
+  }
+  return CombineJobTables(std::move(tables), sources);
+}
+
+}  // namespace td

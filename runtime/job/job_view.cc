@@ -1,0 +1,369 @@
+#include "runtime/job/job_view.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string_view>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "runtime/base/byte_strings.h"
+#include "runtime/analysis/software_metrics.h"
+#include "runtime/base/status_macros.h"
+#include "runtime/base/text_format.h"
+
+namespace td {
+namespace {
+
+std::optional<double> TaskClockNs(const RunData& run, const Region& region) {
+  for (const SoftwareMetric& m : RegionSoftwareMetrics(run, region)) {
+    if (m.key == "task-clock") return m.value;
+  }
+  return std::nullopt;
+}
+
+// Right-aligned in `width` columns: "µs" is one column but two bytes.
+std::string Column(const std::string& text, size_t width) {
+  size_t columns = 0;
+  for (unsigned char c : text) columns += (c & 0xC0) != 0x80;
+  return std::string(width > columns ? width - columns : 0, ' ') + text;
+}
+
+int Depth(const std::string& path) { return static_cast<int>(std::count(path.begin(), path.end(), '/')); }
+
+// The ranks' files must be one job's: same program and job, each rank once.
+absl::Status CheckOneJob(const std::vector<RankSummary>& runs) {
+  std::map<int64_t, size_t> file_of_rank;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const RankSummary& run = runs[i];
+    if (!run.mpi) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s is not a rank of an MPI job (no \"mpi\" in it); several files are reported together only as the "
+          "ranks of one job (`td compare` compares separate runs)",
+          Printable(run.file)));
+    }
+    const RankSummary& first = runs.front();
+    if (run.program != first.program || run.mpi->job != first.mpi->job) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s is %s of job \"%s\", but %s is %s of job \"%s\": give the files of one job", Printable(run.file),
+          Printable(run.program), Printable(run.mpi->job), Printable(first.file), Printable(first.program),
+          Printable(first.mpi->job)));
+    }
+    if (const auto [it, added] = file_of_rank.emplace(run.mpi->rank, i); !added) {
+      return absl::InvalidArgumentError(absl::StrFormat("%s and %s are both rank %d of job \"%s\"",
+                                                        Printable(runs[it->second].file), Printable(run.file),
+                                                        run.mpi->rank, Printable(run.mpi->job)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void Spread::Add(double value, int64_t rank) {
+  if (ranks == 0 || value < min) min = value;
+  if (ranks == 0 || value > max) {
+    max = value;
+    max_rank = rank;
+  }
+  mean += (value - mean) / static_cast<double>(++ranks);
+}
+
+RankSummary SummarizeRank(const RunData& run, const RunAnalysis* analysis, std::string file) {
+  RankSummary summary;
+  summary.file = std::move(file);
+  summary.program = run.program.name;
+  summary.mpi = run.mpi;
+  const int64_t rank = run.mpi ? run.mpi->rank : 0;
+  const bool trees = analysis != nullptr && analysis->HasTrees();
+  summary.regions.reserve(run.regions.size());
+  for (size_t r = 0; r < run.regions.size(); ++r) {
+    const Region& region = run.regions[r];
+    const RegionTotals totals = Totals(region, run.layout.events.size());
+    RankRegion& row = summary.regions.emplace_back();
+    row.path = region.path;
+    row.on_rank = RegionOnRank{rank, totals.calls, totals.wall_inclusive_ns, TaskClockNs(run, region)};
+    if (trees && r < analysis->regions.size()) {
+      for (const TreeNode& node : analysis->regions[r].tree) {
+        if (node.level == 1 && node.value) row.level1.emplace_back(node.name, *node.value);
+      }
+    }
+  }
+  return summary;
+}
+
+absl::StatusOr<JobView> BuildJobView(const std::vector<RunData>& runs, const std::vector<std::string>& files,
+                                     const std::vector<RunAnalysis>& analyses) {
+  std::vector<RankSummary> summaries;
+  summaries.reserve(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    summaries.push_back(SummarizeRank(runs[i], i < analyses.size() ? &analyses[i] : nullptr, files[i]));
+  }
+  return BuildJobView(std::move(summaries));
+}
+
+absl::StatusOr<JobView> BuildJobView(std::vector<RankSummary> runs) {
+  if (runs.empty()) return absl::InvalidArgumentError("no files");
+  TD_RETURN_IF_ERROR(CheckOneJob(runs));
+  // Ranks in order, whatever order the files came in.
+  std::vector<size_t> order(runs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return runs[a].mpi->rank < runs[b].mpi->rank; });
+
+  JobView view;
+  view.program = runs.front().program;
+  view.job = runs.front().mpi->job;
+  for (const RankSummary& run : runs) view.size = std::max(view.size, run.mpi->size);
+  std::set<int64_t> present;
+  absl::flat_hash_set<std::string> hosts;
+  for (size_t i : order) {
+    const MpiRank& mpi = *runs[i].mpi;
+    view.present.push_back(mpi.rank);
+    present.insert(mpi.rank);
+    if (hosts.insert(mpi.host).second) view.hosts.push_back(mpi.host);
+  }
+  for (int64_t r = 0; r < view.size; ++r) {
+    if (present.count(r) == 0) view.missing.push_back(r);
+  }
+
+  // Regions are matched by path. Parents come before children in every file,
+  // so taking paths in first-seen order keeps that.
+  absl::flat_hash_map<std::string, size_t> index_of;
+  for (size_t i : order) {
+    RankSummary& run = runs[i];
+    const int64_t rank = run.mpi->rank;
+    for (RankRegion& region : run.regions) {
+      auto [it, added] = index_of.emplace(region.path, view.regions.size());
+      if (added) {
+        RegionAcrossRanks across;
+        across.path = std::move(region.path);
+        across.depth = Depth(across.path);
+        view.regions.push_back(std::move(across));
+      }
+      RegionAcrossRanks& across = view.regions[it->second];
+      const RegionOnRank& on_rank = region.on_rank;
+      across.calls += on_rank.calls;
+      across.wall_ns.Add(static_cast<double>(on_rank.wall_ns), rank);
+      if (on_rank.task_clock_ns) across.task_clock_ns.Add(*on_rank.task_clock_ns, rank);
+      across.ranks.push_back(on_rank);
+      for (const auto& node : region.level1) {
+        auto spread = std::find_if(across.level1.begin(), across.level1.end(),
+                                   [&](const auto& entry) { return entry.first == node.first; });
+        if (spread == across.level1.end()) {
+          across.level1.emplace_back(node.first, Spread{});
+          spread = std::prev(across.level1.end());
+        }
+        spread->second.Add(node.second, rank);
+      }
+    }
+    run.regions = {};  // what the view keeps is in it now
+  }
+  for (RegionAcrossRanks& across : view.regions) {
+    across.imbalance = across.wall_ns.mean > 0 ? across.wall_ns.max / across.wall_ns.mean : 1;
+    across.slowest_rank = across.wall_ns.max_rank;
+  }
+  return view;
+}
+
+std::string FormatJobText(const JobView& view) {
+  std::string out = absl::StrFormat("td job report: %s, job %s, %d rank%s", Printable(view.program),
+                                    view.job.empty() ? "(unnamed)" : Printable(view.job), view.present.size(),
+                                    view.present.size() == 1 ? "" : "s");
+  if (view.size > 0) absl::StrAppendFormat(&out, " of %d", view.size);
+  absl::StrAppendFormat(&out, " on %d host%s (%s)\n", view.hosts.size(), view.hosts.size() == 1 ? "" : "s",
+                        Printable(absl::StrJoin(view.hosts, ", ")));
+  if (!view.missing.empty()) {
+    absl::StrAppendFormat(&out, "missing ranks (no file given for them): %s\n", absl::StrJoin(view.missing, ", "));
+  }
+  out += "\nimbalance = slowest rank's wall time / mean over the ranks that ran the region\n\n";
+  absl::StrAppendFormat(&out, "%-32s %5s %9s %10s %10s %10s %7s %9s %12s %12s\n", "region", "ranks", "calls",
+                        "wall min", "wall mean", "wall max", "slowest", "imbalance", "task mean", "task max");
+  for (const RegionAcrossRanks& r : view.regions) {
+    const std::string name = std::string(2 * r.depth, ' ') + Printable(r.path.substr(r.path.rfind('/') + 1));
+    absl::StrAppendFormat(
+        &out, "%-32s %5d %9d %s %s %s %7s %9.2f %s %s\n", name, r.wall_ns.ranks, r.calls,
+        Column(HumanDuration(static_cast<int64_t>(r.wall_ns.min)), 10),
+        Column(HumanDuration(static_cast<int64_t>(r.wall_ns.mean)), 10),
+        Column(HumanDuration(static_cast<int64_t>(r.wall_ns.max)), 10), absl::StrCat("rank ", r.slowest_rank),
+        r.imbalance,
+        Column(r.task_clock_ns.ranks ? HumanDuration(static_cast<int64_t>(r.task_clock_ns.mean)) : "—", 12),
+        Column(r.task_clock_ns.ranks ? HumanDuration(static_cast<int64_t>(r.task_clock_ns.max)) : "—", 12));
+  }
+  bool any_tree = false;
+  for (const RegionAcrossRanks& r : view.regions) any_tree |= !r.level1.empty();
+  if (!any_tree) {
+    out += "\nno Top-Down trees: the ranks' files hold no hardware counts (`td report FILE` says why)\n";
+    return out;
+  }
+  out += "\nLevel 1 across ranks (min / mean / max of each fraction; the rank with the max)\n";
+  for (const RegionAcrossRanks& r : view.regions) {
+    if (r.level1.empty()) continue;
+    absl::StrAppendFormat(&out, "%s\n", Printable(r.path));
+    for (const auto& [node, spread] : r.level1) {
+      absl::StrAppendFormat(&out, "  %-20s %5.1f%% %5.1f%% %5.1f%%  (rank %d)\n", node, 100 * spread.min,
+                            100 * spread.mean, 100 * spread.max, spread.max_rank);
+    }
+  }
+  return out;
+}
+
+std::string FormatJobCsv(const JobView& view) {
+  std::string out = "path,rank,calls,wall_ns,task_clock_ns,imbalance,slowest_rank\n";
+  for (const RegionAcrossRanks& r : view.regions) {
+    for (const RegionOnRank& on : r.ranks) {
+      absl::StrAppendFormat(&out, "%s,%d,%d,%d,%s,,\n", CsvField(r.path), on.rank, on.calls, on.wall_ns,
+                            on.task_clock_ns ? absl::StrCat(SoftwareIntegerValue(*on.task_clock_ns)) : "");
+    }
+    absl::StrAppendFormat(&out, "%s,all,%d,%d,%s,%.4f,%d\n", CsvField(r.path), r.calls,
+                          SoftwareIntegerValue(r.wall_ns.max),
+                          r.task_clock_ns.ranks ? absl::StrCat(SoftwareIntegerValue(r.task_clock_ns.mean * r.task_clock_ns.ranks)) : "",
+                          r.imbalance, r.slowest_rank);
+  }
+  return out;
+}
+
+namespace {
+
+// Region paths of both jobs, A's order first, with each job's entry or null.
+std::vector<std::pair<const RegionAcrossRanks*, const RegionAcrossRanks*>> PairRegions(const JobView& a,
+                                                                                     const JobView& b) {
+  std::vector<std::pair<const RegionAcrossRanks*, const RegionAcrossRanks*>> pairs;
+  absl::flat_hash_map<std::string, size_t> at;
+  for (const RegionAcrossRanks& r : a.regions) {
+    at.emplace(r.path, pairs.size());
+    pairs.push_back({&r, nullptr});
+  }
+  for (const RegionAcrossRanks& r : b.regions) {
+    if (auto it = at.find(r.path); it != at.end()) {
+      pairs[it->second].second = &r;
+    } else {
+      pairs.push_back({nullptr, &r});
+    }
+  }
+  return pairs;
+}
+
+std::string JobTitle(const JobView& v) {
+  return absl::StrFormat("%s, job %s, %d rank%s", Printable(v.program), v.job.empty() ? "(unnamed)" : Printable(v.job),
+                         v.present.size(), v.present.size() == 1 ? "" : "s");
+}
+
+}  // namespace
+
+std::string FormatJobComparisonText(const JobView& a, const JobView& b) {
+  std::string out = absl::StrFormat("td job comparison\n  A: %s\n  B: %s\n", JobTitle(a), JobTitle(b));
+  if (a.program != b.program) {
+    absl::StrAppendFormat(&out, "  (different programs: regions are matched by path)\n");
+  }
+  out += "\nspeedup = A's mean wall time over ranks / B's; imbalance = slowest rank / mean\n\n";
+  absl::StrAppendFormat(&out, "%-32s %6s %10s %9s %8s %6s %10s %9s %8s %8s\n", "region", "A rks", "A mean", "A imbal",
+                        "A slow", "B rks", "B mean", "B imbal", "B slow", "speedup");
+  auto side = [](const RegionAcrossRanks* r) {
+    if (r == nullptr) return absl::StrFormat("%6s %10s %9s %8s", "—", "—", "—", "—");
+    return absl::StrFormat("%6d %s %9.2f %8s", r->wall_ns.ranks,
+                           Column(HumanDuration(static_cast<int64_t>(r->wall_ns.mean)), 10), r->imbalance,
+                           absl::StrCat("rank ", r->slowest_rank));
+  };
+  for (const auto& [ra, rb] : PairRegions(a, b)) {
+    const RegionAcrossRanks& any = ra != nullptr ? *ra : *rb;
+    const std::string name = std::string(2 * any.depth, ' ') + Printable(any.path.substr(any.path.rfind('/') + 1));
+    std::string speedup = ra == nullptr ? "B only" : rb == nullptr ? "A only" : "—";
+    if (ra != nullptr && rb != nullptr && rb->wall_ns.mean > 0) {
+      speedup = absl::StrFormat("%.2fx", ra->wall_ns.mean / rb->wall_ns.mean);
+    }
+    absl::StrAppendFormat(&out, "%-32s %s %s %8s\n", name, side(ra), side(rb), speedup);
+  }
+  return out;
+}
+
+std::string FormatJobComparisonCsv(const JobView& a, const JobView& b) {
+  std::string out =
+      "path,a_ranks,a_wall_mean_ns,a_wall_max_ns,a_imbalance,a_slowest_rank,"
+      "b_ranks,b_wall_mean_ns,b_wall_max_ns,b_imbalance,b_slowest_rank,speedup\n";
+  auto side = [](const RegionAcrossRanks* r) -> std::string {
+    if (r == nullptr) return ",,,,";
+    return absl::StrFormat("%d,%d,%d,%.4f,%d", r->wall_ns.ranks, SoftwareIntegerValue(r->wall_ns.mean),
+                           SoftwareIntegerValue(r->wall_ns.max), r->imbalance, r->slowest_rank);
+  };
+  for (const auto& [ra, rb] : PairRegions(a, b)) {
+    const std::string& path = ra != nullptr ? ra->path : rb->path;
+    const std::string speedup = ra != nullptr && rb != nullptr && rb->wall_ns.mean > 0
+                                    ? absl::StrFormat("%.4f", ra->wall_ns.mean / rb->wall_ns.mean)
+                                    : "";
+    absl::StrAppendFormat(&out, "%s,%s,%s,%s\n", CsvField(path), side(ra), side(rb), speedup);
+  }
+  return out;
+}
+
+namespace {
+
+nlohmann::json SpreadJson(const Spread& s) {
+  if (s.ranks == 0) return nullptr;
+  return {{"min", s.min}, {"mean", s.mean}, {"max", s.max}, {"max_rank", s.max_rank}, {"ranks", s.ranks}};
+}
+
+nlohmann::json RegionJson(const RegionAcrossRanks& r) {
+  nlohmann::json per_rank = nlohmann::json::array();
+  for (const RegionOnRank& on : r.ranks) {
+    per_rank.push_back({{"rank", on.rank},
+                        {"calls", on.calls},
+                        {"wall_ns", on.wall_ns},
+                        {"task_clock_ns", on.task_clock_ns ? nlohmann::json(*on.task_clock_ns) : nullptr}});
+  }
+  nlohmann::json level1 = nlohmann::json::object();
+  for (const auto& [node, s] : r.level1) level1[node] = SpreadJson(s);
+  return {{"path", EscapeBytes(r.path)},
+          {"calls", r.calls},
+          {"wall_ns", SpreadJson(r.wall_ns)},
+          {"task_clock_ns", SpreadJson(r.task_clock_ns)},
+          {"imbalance", r.imbalance},
+          {"slowest_rank", r.slowest_rank},
+          {"level1", level1},
+          {"ranks", per_rank}};
+}
+
+nlohmann::json ViewWithoutRegionsJson(const JobView& view) {
+  nlohmann::json hosts = nlohmann::json::array();
+  for (const std::string& host : view.hosts) hosts.push_back(EscapeBytes(host));
+  return {{"program", EscapeBytes(view.program)}, {"job", EscapeBytes(view.job)}, {"size", view.size},
+          {"ranks_present", view.present},       {"ranks_missing", view.missing},
+          {"hosts", hosts},
+          {"regions", nlohmann::json::array()}};
+}
+
+}  // namespace
+
+nlohmann::json JobViewToJson(const JobView& view) {
+  nlohmann::json json = ViewWithoutRegionsJson(view);
+  for (const RegionAcrossRanks& r : view.regions) json["regions"].push_back(RegionJson(r));
+  return json;
+}
+
+std::string JobViewJsonText(const JobView& view) {
+  // The view without its regions, then each region dumped on its own and
+  // indented to where nlohmann puts it (two levels deep): the same text as
+  // dumping the whole view, without ever holding all of it as one tree.
+  std::string text = DumpJson(ViewWithoutRegionsJson(view), 1);
+  static constexpr std::string_view kEmpty = "\n \"regions\": []";
+  const size_t at = text.find(kEmpty);
+  if (text.empty() || at == std::string::npos || view.regions.empty()) return text;
+  std::string regions = "\n \"regions\": [";
+  for (size_t i = 0; i < view.regions.size(); ++i) {
+    const std::string one = DumpJson(RegionJson(view.regions[i]), 1);
+    if (one.empty()) return "";
+    regions += i == 0 ? "\n  " : ",\n  ";
+    for (size_t from = 0; from < one.size();) {
+      const size_t line_end = std::min(one.find('\n', from), one.size() - 1) + 1;
+      regions.append(one, from, line_end - from);
+      if (one[line_end - 1] == '\n') regions += "  ";
+      from = line_end;
+    }
+  }
+  regions += "\n ]";
+  text.replace(at, kEmpty.size(), regions);
+  return text;
+}
+
+}  // namespace td

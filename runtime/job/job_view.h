@@ -1,0 +1,109 @@
+// The ranks of one MPI job side by side: per region, which ranks ran it and
+// how their times spread (min, mean, max, the slowest rank, imbalance =
+// max / mean), and the spread of each Level-1 Top-Down fraction where the
+// ranks have trees. docs/hpc.md shows it.
+#ifndef TD_RUNTIME_JOB_JOB_VIEW_H_
+#define TD_RUNTIME_JOB_JOB_VIEW_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "runtime/analysis/run_analysis.h"
+#include "runtime/recorded/run_data.h"
+
+namespace td {
+
+// min / mean / max of one quantity over the ranks that have it, and the rank
+// holding the max.
+struct Spread {
+  double min = 0;
+  double mean = 0;
+  double max = 0;
+  int64_t max_rank = -1;
+  size_t ranks = 0;  // how many ranks had a value
+  void Add(double value, int64_t rank);
+};
+
+struct RegionOnRank {
+  int64_t rank = 0;
+  uint64_t calls = 0;
+  int64_t wall_ns = 0;                   // the rank's longest thread
+  std::optional<double> task_clock_ns;   // summed over the rank's threads
+};
+
+struct RegionAcrossRanks {
+  std::string path;
+  int depth = 0;  // 0 at top level
+  std::vector<RegionOnRank> ranks;  // in rank order
+  uint64_t calls = 0;
+  Spread wall_ns;
+  Spread task_clock_ns;
+  double imbalance = 0;     // wall max / wall mean; 1 when even
+  int64_t slowest_rank = -1;
+  // Level-1 node name -> its fraction's spread over the ranks with trees.
+  std::vector<std::pair<std::string, Spread>> level1;
+};
+
+struct JobView {
+  std::string program;
+  std::string job;
+  int64_t size = 0;                  // as the launcher said; 0 when unknown
+  std::vector<int64_t> present;      // ranks read, in order
+  std::vector<int64_t> missing;      // ranks below size with no file
+  std::vector<std::string> hosts;    // distinct, in rank order
+  std::vector<RegionAcrossRanks> regions;  // parents before children, first-seen order
+};
+
+// `runs` are one file per rank of one job. Fails with one line naming the
+// odd file out when they are not: a file without `mpi`, two programs or
+// jobs, the same rank twice.
+absl::StatusOr<JobView> BuildJobView(const std::vector<RunData>& runs, const std::vector<std::string>& files,
+                                     const std::vector<RunAnalysis>& analyses);
+
+// One rank's file reduced to what its job view keeps of it, so that the
+// ranks of a large job need not be held in memory together (td report DIR:
+// runtime/job/job_loader.h): per region, its path, the rank's row and its
+// Level-1 fractions.
+struct RankRegion {
+  std::string path;
+  RegionOnRank on_rank;
+  std::vector<std::pair<std::string, double>> level1;  // node -> fraction, in tree order; empty without a tree
+};
+struct RankSummary {
+  std::string file;  // named in errors
+  std::string program;
+  std::optional<MpiRank> mpi;
+  std::vector<RankRegion> regions;  // in the file's order
+};
+// `analysis` may be null (no Level-1 fractions then).
+RankSummary SummarizeRank(const RunData& run, const RunAnalysis* analysis, std::string file);
+// The same view BuildJobView makes of the runs the summaries were made of,
+// with the same errors.
+absl::StatusOr<JobView> BuildJobView(std::vector<RankSummary> ranks);
+
+std::string FormatJobText(const JobView& view);
+// One row per region and rank, then one per region with rank "all".
+std::string FormatJobCsv(const JobView& view);
+nlohmann::json JobViewToJson(const JobView& view);
+// The same text as DumpJson(JobViewToJson(view), 1), made one region at a
+// time, so a large job's view is never one JSON tree ("" when memory runs out).
+std::string JobViewJsonText(const JobView& view);
+
+// Two jobs side by side (td compare JOB_A JOB_B: two builds, two node counts,
+// before and after a fix): per region path of either job, in A's order then
+// B's new ones, each job's rank count, mean and max wall time over its ranks,
+// imbalance and slowest rank, and the speedup A mean / B mean. A region only
+// one job ran says so instead of a speedup.
+std::string FormatJobComparisonText(const JobView& a, const JobView& b);
+// One row per region: path, then for a and b ranks, wall mean and max (ns),
+// imbalance, slowest rank; then speedup (empty when a job lacks the region).
+std::string FormatJobComparisonCsv(const JobView& a, const JobView& b);
+
+}  // namespace td
+
+#endif  // TD_RUNTIME_JOB_JOB_VIEW_H_

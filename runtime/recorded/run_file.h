@@ -1,0 +1,51 @@
+// RunData <-> the td JSON file (schema in docs/json-schema.md).
+#ifndef TD_RUNTIME_RECORDED_RUN_FILE_H_
+#define TD_RUNTIME_RECORDED_RUN_FILE_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "runtime/recorded/run_data.h"
+
+namespace td {
+
+nlohmann::json RunToJson(const RunData& data);
+
+// The run file's text: the same bytes as DumpJson(RunToJson(data), 1) + "\n",
+// built one region at a time, so a run with 640,000 (thread, region) parts
+// never holds them all as one JSON tree. "" when memory runs out.
+std::string RunFileText(const RunData& data);
+// The same bytes passed to `write` in pieces of about kRunFilePieceBytes as
+// they are formatted, so that the text is never held whole either. False
+// when memory runs out or `write` returns false (nothing more is written).
+inline constexpr size_t kRunFilePieceBytes = size_t{1} << 20;
+bool WriteRunFileText(const RunData& data, absl::FunctionRef<bool(std::string_view piece)> write);
+// Checks the schema version and every field it reads; errors name the field.
+// The key of event `index` in a thread's "counters": its name, or
+// "name@gN" for a copy of an event the planner put in several groups.
+std::string CounterKey(const CounterLayout& layout, size_t index);
+
+absl::StatusOr<RunData> RunFromJson(const nlohmann::json& json);
+// The file's text read, parsed and checked: ScanRunText, else the full way
+// (ParseJsonText, RunFromJson), whose errors it returns, prefixed by `path`.
+absl::StatusOr<RunData> ReadRunFile(const std::string& path);
+absl::StatusOr<RunData> RunFromText(const std::string& text, const std::string& path);
+
+// A run file's text decoded without building its JSON tree
+// (run_file_scan.cc): the same RunData as RunFromJson of the parsed text, or
+// nullopt when the text is anything but the plain shape td writes, or not a
+// valid run (RunFromText then reads it the full way, which says why).
+std::optional<RunData> ScanRunText(std::string_view text);
+
+// The regions' tree: parents before children, each child listed once by its
+// parent, paths extending their parent's by one name, no path twice.
+absl::Status CheckRegionTree(const std::vector<Region>& regions);
+
+}  // namespace td
+
+#endif  // TD_RUNTIME_RECORDED_RUN_FILE_H_

@@ -1,0 +1,384 @@
+// Reading a run file without building its JSON tree: the regions (nearly all
+// of a file's bytes) are decoded straight from the text, and only the small
+// rest goes through nlohmann and RunFromJson. It exists for `td report DIR`
+// of a large MPI job (docs/hpc.md, "Scale"), where building a JSON tree of
+// every rank's file cost twenty times what decoding does.
+//
+// It never decides about a file on its own: whatever is not the plain shape
+// td writes (an escape it does not decode, a number with a fraction, a key
+// it does not know, a key twice, a syntax error, any field the full reader
+// would refuse) makes ScanRunText give up, and RunFromText then reads the
+// file the full way, which accepts or refuses it with its own message. So
+// the two agree on every file (tests/unit/run_file_reader_test.cc compares
+// them on mutated files).
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "runtime/base/byte_strings.h"
+#include "runtime/base/json_file.h"
+#include "runtime/recorded/json_cursor.h"
+#include "runtime/recorded/run_file.h"
+
+namespace td {
+namespace {
+
+using json_scan::Cursor;
+using json_scan::KeyIndex;
+using json_scan::SameBytes;
+
+constexpr std::string_view kRegionKeys[] = {"index",  "name",     "base_name", "parameter",
+                                            "path",   "parent",   "children",  "threads", "sample_every"};
+enum RegionKey { kIndex, kName, kBaseName, kParameter, kPath, kParent, kChildren, kThreads, kSampleEvery };
+constexpr unsigned kRegionRequired = 1u << kName | 1u << kPath | 1u << kParent | 1u << kChildren | 1u << kThreads;
+
+constexpr std::string_view kPartKeys[] = {"thread",           "calls",          "recursive_calls",
+                                          "unterminated",     "closed_implicitly", "wall_inclusive_ns",
+                                          "wall_exclusive_ns", "inclusive",      "exclusive",
+                                          "groups"};
+enum PartKey {
+  kThread,
+  kCalls,
+  kRecursiveCalls,
+  kUnterminated,
+  kClosedImplicitly,
+  kWallInclusive,
+  kWallExclusive,
+  kInclusive,
+  kExclusive,
+  kGroups
+};
+// The counts that schema 3 leaves out when 0 (kZeroCountsOmittedSince).
+constexpr unsigned kPartZeroCounts = 1u << kRecursiveCalls | 1u << kUnterminated | 1u << kClosedImplicitly;
+constexpr unsigned kPartRequired = ((1u << kInclusive) - 1) & ~kPartZeroCounts;
+
+// The order in which td writes each object's keys (sorted, as nlohmann's
+// objects keep them): kRegionKeys and kPartKeys indices.
+constexpr int kRegionKeyOrder[] = {2, 6, 0, 1, 3, 5, 4, 8, 7};  // sample_every only where set
+constexpr int kPartKeyOrder[] = {1, 4, 8, 9, 7, 2, 0, 3, 6, 5};
+
+// One thread's part of a region before the run's events and threads are
+// known (they come after "regions" in the file): each list of counts as a
+// span of counts_.
+struct CountSpan {
+  size_t first = 0;
+  size_t count = 0;
+};
+struct RawPart {
+  RegionOnThread part;
+  unsigned listed = 0;  // bits 1 << kInclusive, kExclusive, kGroups: a list, not null
+  bool all_counts = false;  // all of kPartZeroCounts came (schema 2 requires them)
+  CountSpan inclusive;
+  CountSpan exclusive;
+};
+
+class RegionsScan {
+ public:
+  explicit RegionsScan(Cursor* in) : in_(*in) {}
+
+  bool Regions() {
+    if (!in_.Take('[')) return false;
+    if (in_.Take(']')) return true;
+    for (bool more = true; more;) {
+      if (!ScanRegion() || !in_.Separator(']', &more)) return false;
+    }
+    return true;
+  }
+
+  // The parts' counters and threads checked against the run's layout and
+  // threads, as ReadThreadPart does, into data->regions; then the tree.
+  bool Finish(RunData* data) {
+    // Schema 2 is 3's layout with every count written; 1 is the full reader's.
+    if (data->schema_version != kSchemaVersion && data->schema_version != 2) return false;
+    const bool counts_required = data->schema_version < kZeroCountsOmittedSince;
+    const CounterLayout& layout = data->layout;
+    const size_t num_events = layout.events.size();
+    constexpr unsigned kAllListed = 1u << kInclusive | 1u << kExclusive | 1u << kGroups;
+    size_t next_part = 0;
+    for (size_t r = 0; r < regions_.size(); ++r) {
+      td::Region& region = regions_[r];
+      for (const int child : region.children) {
+        if (static_cast<size_t>(child) >= regions_.size()) return false;
+      }
+      std::vector<bool> thread_seen(data->threads.size(), false);
+      region.threads.reserve(parts_of_region_[r]);
+      for (size_t t = 0; t < parts_of_region_[r]; ++t, ++next_part) {
+        RawPart& raw = parts_[next_part];
+        RegionOnThread& part = raw.part;
+        if (part.thread >= data->threads.size() || thread_seen[part.thread]) return false;
+        if (counts_required && !raw.all_counts) return false;
+        thread_seen[part.thread] = true;
+        if (raw.listed == kAllListed) {
+          if (raw.inclusive.count != num_events || raw.exclusive.count != num_events ||
+              part.groups.size() != layout.groups.size()) {
+            return false;
+          }
+          part.events.resize(num_events);
+          for (size_t e = 0; e < num_events; ++e) {
+            part.events[e].inclusive = counts_[raw.inclusive.first + e];
+            part.events[e].exclusive = counts_[raw.exclusive.first + e];
+          }
+        } else if (raw.listed != 0) {
+          return false;  // some lists, some null: the full reader says what is wrong
+        }
+        region.threads.push_back(std::move(part));
+      }
+    }
+    data->regions = std::move(regions_);
+    return CheckRegionTree(data->regions).ok();
+  }
+
+ private:
+  // A JSON object of members named in `keys`, each at most once, and all of
+  // `required`: on_member(k) reads the value of keys[k]. *seen says which
+  // came. `order`: the keys' indices in the order td writes them.
+  template <size_t N, typename OnMember>
+  bool Object(const std::string_view (&keys)[N], const int (&order)[N], unsigned required, unsigned* seen,
+              OnMember on_member) {
+    *seen = 0;
+    if (!in_.Take('{') || in_.Take('}')) return false;
+    bool more = true;
+    // The next key is guessed as the one after the last in `order`, so that
+    // keys td leaves out (a region's sample_every, a part's zero counts) cost
+    // one miss, not a miss for every key after them.
+    size_t rank = 0;
+    while (more) {
+      std::string_view key;
+      if (!in_.RawString(&key) || !in_.Take(':')) return false;
+      const int guess = rank < N ? order[rank] : -1;
+      const int k = KeyIndex(key, keys, guess);
+      if (k < 0 || (*seen & (1u << k))) return false;
+      *seen |= 1u << k;
+      if (k != guess) {
+        rank = 0;
+        while (rank < N && order[rank] != k) ++rank;
+      }
+      ++rank;
+      if (!on_member(k) || !in_.Separator('}', &more)) return false;
+    }
+    return (*seen & required) == required;
+  }
+
+  bool ScanRegion() {
+    td::Region region;
+    size_t parts = 0;
+    unsigned seen = 0;
+    const bool read = Object(kRegionKeys, kRegionKeyOrder, kRegionRequired, &seen, [&](int k) {
+      bool ok = true;
+      switch (k) {
+        case kIndex: {
+          uint64_t index = 0;
+          ok = in_.Unsigned(&index) && index == regions_.size();
+          break;
+        }
+        case kName:
+          ok = in_.String(&region.name);
+          if (ok) region.name = UnescapeBytes(region.name);
+          break;
+        case kBaseName:
+          ok = in_.String(&region.base_name);
+          if (ok) region.base_name = UnescapeBytes(region.base_name);
+          break;
+        case kParameter: {
+          if (in_.Null()) break;
+          int64_t parameter = 0;
+          ok = in_.Signed(&parameter, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max());
+          region.parameter = parameter;
+          break;
+        }
+        case kPath: ok = in_.String(&region.path); break;
+        case kParent: {
+          int64_t parent = 0;
+          ok = in_.Signed(&parent, -1, INT_MAX);
+          region.parent = static_cast<int>(parent);
+          break;
+        }
+        case kChildren: ok = Children(&region.children); break;
+        case kSampleEvery: {
+          uint64_t every = 0;
+          ok = in_.Unsigned(&every, uint64_t{1} << 20) && every >= 1;
+          region.sample_every = static_cast<uint32_t>(every);
+          break;
+        }
+        case kThreads: ok = Parts(&parts); break;
+        default: ok = false;
+      }
+      return ok;
+    });
+    if (!read) return false;
+    if (!(seen & (1u << kBaseName))) region.base_name = region.name;
+    regions_.push_back(std::move(region));
+    parts_of_region_.push_back(parts);
+    return true;
+  }
+
+  bool Children(std::vector<int>* children) {
+    if (!in_.Take('[')) return false;
+    if (in_.Take(']')) return true;
+    for (bool more = true; more;) {
+      uint64_t child = 0;
+      if (!in_.Unsigned(&child, INT_MAX)) return false;
+      children->push_back(static_cast<int>(child));
+      if (!in_.Separator(']', &more)) return false;
+    }
+    return true;
+  }
+
+  bool Parts(size_t* count) {
+    if (!in_.Take('[')) return false;
+    if (in_.Take(']')) return true;
+    for (bool more = true; more;) {
+      if (!Part() || !in_.Separator(']', &more)) return false;
+      ++*count;
+    }
+    return true;
+  }
+
+  bool Part() {
+    RawPart raw;
+    RegionOnThread& t = raw.part;
+    unsigned seen = 0;
+    const bool read = Object(kPartKeys, kPartKeyOrder, kPartRequired, &seen, [&](int k) {
+      bool ok = true;
+      uint64_t value = 0;
+      switch (k) {
+        case kThread:
+          ok = in_.Unsigned(&value, std::numeric_limits<uint32_t>::max());
+          t.thread = static_cast<uint32_t>(value);
+          break;
+        case kCalls: ok = in_.Unsigned(&t.calls); break;
+        case kRecursiveCalls: ok = in_.Unsigned(&t.recursive_calls); break;
+        case kUnterminated: ok = in_.Unsigned(&t.unterminated); break;
+        case kClosedImplicitly: ok = in_.Unsigned(&t.closed_implicitly); break;
+        case kWallInclusive:
+          ok = in_.Unsigned(&value, std::numeric_limits<int64_t>::max());
+          t.wall_inclusive_ns = static_cast<int64_t>(value);
+          break;
+        case kWallExclusive:
+          ok = in_.Unsigned(&value, std::numeric_limits<int64_t>::max());
+          t.wall_exclusive_ns = static_cast<int64_t>(value);
+          break;
+        case kInclusive:
+          if (in_.Null()) break;
+          raw.listed |= 1u << kInclusive;
+          ok = Counts(&raw.inclusive);
+          break;
+        case kExclusive:
+          if (in_.Null()) break;
+          raw.listed |= 1u << kExclusive;
+          ok = Counts(&raw.exclusive);
+          break;
+        case kGroups:
+          if (in_.Null()) break;
+          raw.listed |= 1u << kGroups;
+          ok = Groups(&t.groups);
+          break;
+        default: ok = false;
+      }
+      return ok;
+    });
+    if (!read) return false;
+    raw.all_counts = (seen & kPartZeroCounts) == kPartZeroCounts;
+    parts_.push_back(std::move(raw));
+    return true;
+  }
+
+  // A list of counts appended to counts_, where *span says.
+  bool Counts(CountSpan* span) {
+    if (!in_.Take('[')) return false;
+    span->first = counts_.size();
+    if (in_.Take(']')) return true;
+    for (bool more = true; more;) {
+      uint64_t value = 0;
+      if (!in_.Unsigned(&value)) return false;
+      counts_.push_back(value);
+      ++span->count;
+      if (!in_.Separator(']', &more)) return false;
+    }
+    return true;
+  }
+
+  bool Groups(std::vector<GroupTimes>* groups) {
+    if (!in_.Take('[')) return false;
+    if (in_.Take(']')) return true;
+    for (bool more = true; more;) {
+      GroupTimes times;
+      bool last = true;
+      if (!in_.Take('[') || !in_.Unsigned(&times.enabled_ns) || !in_.Separator(']', &last) || !last ||
+          !in_.Unsigned(&times.running_ns) || !in_.Separator(']', &last) || last) {
+        return false;
+      }
+      groups->push_back(times);
+      if (!in_.Separator(']', &more)) return false;
+    }
+    return true;
+  }
+
+  Cursor& in_;
+  std::vector<td::Region> regions_;
+  std::vector<size_t> parts_of_region_;
+  std::vector<RawPart> parts_;
+  std::vector<uint64_t> counts_;  // every part's listed counts, inclusive then exclusive
+};
+
+}  // namespace
+
+std::optional<RunData> ScanRunText(std::string_view text) {
+  try {
+    Cursor in(text);
+    if (!in.Take('{')) return std::nullopt;
+    // Every member but "regions" is copied into a small document that
+    // RunFromJson reads; "regions" is decoded here.
+    std::string head = "{";
+    std::vector<std::string_view> keys;
+    RegionsScan regions(&in);
+    bool have_regions = false;
+    if (in.Next('}')) return std::nullopt;
+    for (bool more = true; more;) {
+      std::string_view key;
+      if (!in.RawString(&key) || !in.Take(':')) return std::nullopt;
+      for (const std::string_view earlier : keys) {
+        if (earlier == key) return std::nullopt;  // twice: nlohmann keeps the last
+      }
+      keys.push_back(key);
+      if (key == "td_job") return std::nullopt;  // a job file
+      if (key == "regions") {
+        if (!regions.Regions()) return std::nullopt;
+        have_regions = true;
+      } else {
+        std::string_view value;
+        if (!in.SkipValue(&value)) return std::nullopt;
+        head.append("\"").append(key).append("\":").append(value).append(",");
+      }
+      if (!in.Separator('}', &more)) return std::nullopt;
+    }
+    if (!have_regions || !in.AtEnd()) return std::nullopt;
+    head += "\"regions\":[]}";
+    const nlohmann::json json = nlohmann::json::parse(head, nullptr, /*allow_exceptions=*/false);
+    if (json.is_discarded()) return std::nullopt;
+    absl::StatusOr<RunData> data = RunFromJson(json);
+    if (!data.ok() || !regions.Finish(&*data)) return std::nullopt;
+    return *std::move(data);
+  } catch (...) {  // out of memory: the full reader says so its own way
+    return std::nullopt;
+  }
+}
+
+absl::StatusOr<RunData> RunFromText(const std::string& text, const std::string& path) {
+  if (std::optional<RunData> scanned = ScanRunText(text)) return *std::move(scanned);
+  absl::StatusOr<nlohmann::json> j = ParseJsonText(text, path);
+  if (!j.ok()) return j.status();
+  absl::StatusOr<RunData> data = RunFromJson(*j);
+  if (!data.ok()) {
+    return absl::Status(data.status().code(), path + ": " + std::string(data.status().message()));
+  }
+  return data;
+}
+
+}  // namespace td

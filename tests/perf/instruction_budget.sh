@@ -1,0 +1,75 @@
+#!/bin/bash
+# The markers' instruction budget: runs marker pairs under callgrind at two
+# counts, takes the difference per pair (start-up and exit cancel out) and
+# fails when a form costs more than its budget. The budgets are the figures
+# of docs/performance.md (160, 262 and 280 whole-program on the 2-vCPU Zen 5
+# VM, GCC 12) plus 5 %, so that a regression on the hot path fails CI instead
+# of waiting for someone to read a benchmark.
+#
+# Usage: instruction_budget.sh <td_callgrind_pairs> <td_user_read_pairs>
+# Exit 77 (ctest: skipped) with the reason when it cannot measure here.
+set -u
+callgrind_pairs=$1
+user_read_pairs=$2
+
+# Whole-program instructions per pair: (pairs at 2N - pairs at N) / N.
+readonly small=2000 large=4000
+# name|budget (instructions per pair); the loop below says what each runs.
+budgets=(
+  "software group, TSC clock (C markers, one read() each)|168"
+  "rdpmc on fake pages (C markers, user-read form, 0 kernel reads)|275"
+  "TD_CLOCK=monotonic (the general form)|294"
+)
+
+if ! command -v valgrind >/dev/null; then
+  echo "skipped: valgrind is not installed (apt-get install valgrind)"
+  exit 77
+fi
+clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)
+if [ "$clocksource" != tsc ]; then
+  echo "skipped: the kernel's clocksource is '$clocksource', not tsc: the markers' fast forms are not" \
+       "taken here, and the budgets are for them"
+  exit 77
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# instructions <out name> <clock> <program> <pairs>: the run's total Ir,
+# from callgrind's summary.
+instructions() {
+  local out=$work/$1 clock=$2
+  shift 2
+  if ! TD_OUTPUT=none TD_JSON=0 TD_QUIET=1 TD_CLOCK=$clock \
+      valgrind --tool=callgrind --callgrind-out-file="$out" "$@" >"$out.log" 2>&1; then
+    echo "FAIL: under callgrind, $* exited non-zero:" >&2
+    tail -n 20 "$out.log" >&2
+    return 1
+  fi
+  sed -n 's/^summary: \([0-9]*\).*/\1/p' "$out" | head -n 1
+}
+
+failed=0
+for i in "${!budgets[@]}"; do
+  IFS='|' read -r name budget <<<"${budgets[$i]}"
+  case $i in
+    0) run=(auto "$callgrind_pairs") ;;
+    1) run=(auto "$user_read_pairs") ;;
+    2) run=(monotonic "$callgrind_pairs") ;;
+  esac
+  a=$(instructions "$i.small" "${run[@]}" "$small") || { failed=1; continue; }
+  b=$(instructions "$i.large" "${run[@]}" "$large") || { failed=1; continue; }
+  if [ -z "$a" ] || [ -z "$b" ]; then
+    echo "FAIL $name: callgrind wrote no summary"
+    failed=1
+    continue
+  fi
+  per_pair=$(( (b - a + (large - small) / 2) / (large - small) ))
+  if [ "$per_pair" -gt "$budget" ]; then
+    echo "FAIL $name: $per_pair instructions per pair, over the budget of $budget"
+    failed=1
+  else
+    echo "ok $name: $per_pair instructions per pair (budget $budget)"
+  fi
+done
+exit $failed

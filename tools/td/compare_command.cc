@@ -1,0 +1,128 @@
+// td compare: runs, regions of one run, or two MPI jobs side by side.
+#include "tools/td/commands.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "runtime/base/output_files.h"
+#include "runtime/job/job_view.h"
+#include "runtime/report/compare.h"
+#include "runtime/report/report_pipeline.h"
+#include "tools/td/cli.h"
+#include "tools/td/command_context.h"
+
+namespace td::tool {
+namespace {
+
+int CompareJobs(const std::string& dir_a, const std::string& dir_b, bool csv) {
+  const auto a = LoadJob(RunFilesIn(dir_a), "");
+  if (!a.ok()) return Fail(a.status().message());
+  const auto b = LoadJob(RunFilesIn(dir_b), "");
+  if (!b.ok()) return Fail(b.status().message());
+  std::fputs((csv ? td::FormatJobComparisonCsv(*a, *b) : td::FormatJobComparisonText(*a, *b)).c_str(), stdout);
+  return 0;
+}
+
+// td compare A.json B.json … [--region PATH] [--csv | --html OUT.html]
+// td compare RUN.json --regions r1,r2,… [--csv | --html OUT.html]
+// td compare JOB_A_DIR JOB_B_DIR [--csv]
+int Compare(const Command& self, const Args& args) {
+  std::vector<std::string> files;
+  std::string region_path;
+  std::string region_list;
+  bool csv = false;
+  std::string html_path;
+  const auto done = Flags(self)
+                        .Switch("--csv", &csv)
+                        .Value("--html", &html_path)
+                        .Value("--region", &region_path)
+                        .Value("--regions", &region_list)
+                        .Parse(args, &files);
+  if (done) return *done;
+  const std::vector<std::string> regions = absl::StrSplit(region_list, ',', absl::SkipEmpty());
+  if (files.size() == 2 && std::filesystem::is_directory(files[0]) && std::filesystem::is_directory(files[1])) {
+    if (!html_path.empty() || !region_path.empty() || !regions.empty()) {
+      return Misuse("two jobs (directories) are compared with --csv or as text only");
+    }
+    return CompareJobs(files[0], files[1], csv);
+  }
+  if (files.empty() || (!regions.empty() && files.size() != 1) || (regions.empty() && files.size() < 2)) {
+    return WrongOperands(self, "two or more runs, or one run and --regions r1,r2,…");
+  }
+  td::ReportPipeline pipeline = Pipeline();
+  std::vector<td::RunData> runs;
+  std::vector<td::RunAnalysis> analyses;
+  runs.reserve(files.size());
+  analyses.reserve(files.size());
+  for (const auto& file : files) {
+    auto run = ReadRunForReport(file);
+    if (!run.ok()) return Fail(std::string(run.status().message()));
+    runs.push_back(*std::move(run));
+    auto analysis = pipeline.Analyze(runs.back());
+    if (!analysis.ok()) return Fail(std::string(analysis.status().message()));
+    analyses.push_back(*std::move(analysis));
+  }
+  // A region by path, else by name when the name is unique.
+  auto find = [](const td::RunData& run, const std::string& wanted) -> int {
+    int by_name = -1, named = 0;
+    for (size_t r = 0; r < run.regions.size(); ++r) {
+      if (run.regions[r].path == wanted) return static_cast<int>(r);
+      if (run.regions[r].name == wanted) {
+        by_name = static_cast<int>(r);
+        ++named;
+      }
+    }
+    return named == 1 ? by_name : -1;
+  };
+  std::vector<td::CompareColumn> columns;
+  auto add = [&](size_t run, int region, const std::string& label) {
+    columns.push_back(td::MakeCompareColumn(runs[run], static_cast<size_t>(region), analyses[run], label));
+  };
+  if (!regions.empty()) {
+    for (const auto& name : regions) {
+      const int r = find(runs[0], name);
+      if (r < 0) return Fail(files[0] + ": no region \"" + name + "\" (give its path if the name repeats)");
+      add(0, r, name);
+    }
+  } else {
+    for (size_t f = 0; f < files.size(); ++f) {
+      const int r = region_path.empty() ? (runs[f].regions.empty() ? -1 : 0) : find(runs[f], region_path);
+      if (r < 0) return Fail(files[f] + ": no region \"" + region_path + "\"");
+      add(f, r, files[f].substr(files[f].rfind('/') + 1));
+    }
+  }
+  if (!html_path.empty()) {
+    const absl::Status written =
+        td::WriteFileAtomically(html_path, td::FormatComparison(columns, td::CompareFormat::kHtml));
+    if (!written.ok()) return Fail(std::string(written.message()));
+    std::fprintf(stderr, "td: wrote %s\n", html_path.c_str());
+    return 0;
+  }
+  std::fputs(td::FormatComparison(columns, csv ? td::CompareFormat::kCsv : td::CompareFormat::kText).c_str(),
+             stdout);
+  return 0;
+}
+
+}  // namespace
+
+const cli::Command kCompareCommand = {
+    "compare",
+    "compare A.json B.json … [--region PATH] [--csv | --html OUT.html]\n"
+    "compare RUN.json --regions r1,r2,… [--csv | --html OUT.html]\n"
+    "compare JOB_A_DIR JOB_B_DIR [--csv]",
+    "runs or regions side by side: Speedup, IPC and the Top-Down nodes",
+    "Lays runs, or regions of one run, side by side like the paper's Tables 4-6.\n"
+    "Given two directories, each holding the rank files of one MPI job, lays the\n"
+    "jobs side by side per region: ranks, mean wall time over ranks, imbalance,\n"
+    "slowest rank, and the speedup of B over A (docs/hpc.md).\n"
+    "\n"
+    "  --region PATH    the region compared across runs (default: each run's first)\n"
+    "  --regions LIST   the regions of one run to compare, comma-separated\n"
+    "  --csv            as CSV\n"
+    "  --html OUT.html  as HTML, written to OUT.html",
+    Compare};
+
+}  // namespace td::tool

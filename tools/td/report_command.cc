@@ -1,0 +1,140 @@
+// td report: the report of one recorded run, or the job view of an MPI job's ranks.
+#include "tools/td/commands.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+
+#include "absl/strings/numbers.h"
+#include "runtime/base/output_files.h"
+#include "runtime/job/job_file.h"
+#include "runtime/job/job_loader.h"
+#include "runtime/job/job_view.h"
+#include "runtime/report/analysis_json.h"
+#include "runtime/report/csv_report.h"
+#include "runtime/report/html_report.h"
+#include "runtime/report/report_pipeline.h"
+#include "runtime/report/text_report.h"
+#include "runtime/report/topdown_text.h"
+#include "tools/td/cli.h"
+#include "tools/td/command_context.h"
+
+namespace td::tool {
+namespace {
+
+// Several files: the ranks of one MPI job, side by side (docs/hpc.md).
+int ReportJob(const Args& files, std::string uarch, bool as_json, bool as_csv, const std::string& html_path) {
+  const auto table = LoadJobTable(files, uarch);
+  if (!table.ok()) return Fail(table.status().message());
+  const td::JobView* view = &table->view;
+  if (!html_path.empty()) {
+    const absl::Status written = td::WriteFileAtomically(html_path, td::FormatJobHtml(*view));
+    if (!written.ok()) return Fail(written.message());
+    std::fprintf(stderr, "td: wrote %s\n", html_path.c_str());
+  } else if (as_json) {
+    std::printf("%s\n", td::JobViewJsonText(*view).c_str());
+  } else if (as_csv) {
+    std::fputs(td::FormatJobCsv(*view).c_str(), stdout);
+  } else {
+    std::fputs(td::FormatJobTableText(*table).c_str(), stdout);
+  }
+  return 0;
+}
+
+int Report(const Command& self, const Args& args) {
+  std::string uarch;
+  bool as_json = false;
+  bool as_csv = false;
+  std::string html_path;
+  std::string plot = "wall_per_call";
+  bool explain = false;
+  bool no_color = false;
+  bool per_thread = false;
+  bool all_regions = false;
+  std::string region;
+  std::string level;
+  Args files;
+  const auto done = Flags(self)
+                        .Switch("--all", &all_regions)
+                        .Value("--uarch", &uarch)
+                        .Switch("--json", &as_json)
+                        .Switch("--csv", &as_csv)
+                        .Value("--html", &html_path)
+                        .Value("--plot", &plot)
+                        .Switch("--explain", &explain)
+                        .Switch("--threads", &per_thread)
+                        .Switch("--no-color", &no_color)
+                        .Value("--region", &region)
+                        .Value("--level", &level)
+                        .Parse(args, &files);
+  if (done) return *done;
+  if (files.size() == 1 && std::filesystem::is_directory(files[0])) files = RunFilesIn(files[0]);
+  if (files.size() > 1 || (files.size() == 1 && td::IsJobFile(files[0]))) {
+    if (explain || per_thread || all_regions || !region.empty() || !level.empty()) {
+      return Misuse(
+          "with a job file or several files (the ranks of one job) td report takes --json, --csv, --html and --uarch "
+          "only");
+    }
+    return ReportJob(files, uarch, as_json, as_csv, html_path);
+  }
+  if (files.size() != 1) return WrongOperands(self, "one RUN.json, the files of one MPI job, or their directory");
+  td::TextReportOptions options;
+  options.per_thread = per_thread;
+  options.region = region;
+  options.max_regions = all_regions ? 0 : Environment().report_regions;
+  if (!level.empty() && (!absl::SimpleAtoi(level, &options.max_level) || options.max_level < 1)) {
+    return Misuse("--level takes a number from 1 (Level 1) upwards, not \"" + level + "\"");
+  }
+  auto run = ReadRunForReport(files[0]);
+  if (!run.ok()) return Fail(run.status().message());
+  auto analyzed = Pipeline(uarch).Analyze(*run);
+  if (!analyzed.ok()) return Fail(analyzed.status().message());
+  const td::RunAnalysis& analysis = *analyzed;
+  if (!html_path.empty()) {
+    const absl::Status written = td::WriteFileAtomically(html_path, td::FormatHtmlReport(*run, analysis, plot));
+    if (!written.ok()) return Fail(written.message());
+    std::fprintf(stderr, "td: wrote %s\n", html_path.c_str());
+  } else if (as_json) {
+    std::printf("%s\n", td::RunAnalysisToJson(*run, analysis).dump(1).c_str());
+  } else if (as_csv) {
+    std::fputs(td::FormatCsvReport(*run, &analysis).c_str(), stdout);
+  } else {
+    options.color = !no_color && isatty(STDOUT_FILENO) && !Environment().no_color;
+    std::fputs(td::FormatTextReport(*run, &analysis, options).c_str(), stdout);
+    if (explain && analysis.HasTrees()) std::fputs(td::FormatExplanations(analysis).c_str(), stdout);
+  }
+  return 0;
+}
+
+}  // namespace
+
+const cli::Command kReportCommand = {
+    "report",
+    "report RUN.json [--uarch KEY] [--json | --csv | --html OUT.html] [--explain]\n"
+    "report RUN.json [--level N] [--region NAME] [--all] [--threads] [--no-color] [--plot METRIC]\n"
+    "report RANK.json RANK.json… | DIR [--uarch KEY] [--json | --csv | --html OUT.html]",
+    "the report of a recorded td run, with its Top-Down trees; or of an MPI job's ranks",
+    "Analyses a recording of a td run (td-PROGRAM-PID.json) and prints its report.\n"
+    "The CPU comes from the recording, or from TD_UARCH or --uarch.\n"
+    "Given the files of an MPI job's ranks (or the directory holding them), prints\n"
+    "the job view: per region, the ranks that ran it, wall and task-clock time\n"
+    "min/mean/max over ranks, the slowest rank and the imbalance (max / mean), and\n"
+    "each Level-1 fraction's spread where the ranks have trees (docs/hpc.md); with\n"
+    "--html, also a heat map of each region's wall time on each rank.\n"
+    "\n"
+    "  --uarch KEY      analyse as this microarchitecture (`td uarchs` lists the keys)\n"
+    "  --json           the analysis as JSON\n"
+    "  --csv            one row per region and value\n"
+    "  --html OUT.html  an HTML report, written to OUT.html\n"
+    "  --plot METRIC    the HTML's sweep plot: wall_per_call (default) or a node\n"
+    "  --explain        after the report, what each flagged node means and what to try\n"
+    "  --level N        show the flagged path down to Level N (1 upwards)\n"
+    "  --region NAME    only this region (path or unique name) and what it contains\n"
+    "  --all            every region; otherwise the TD_REPORT_REGIONS (30) longest by\n"
+    "                   inclusive wall time, what contains them, and one line for the rest\n"
+    "  --threads        a row per thread under each region (up to 8 threads unless --all)\n"
+    "  --no-color       no ANSI colour (also NO_COLOR=1, or when stdout is not a terminal)",
+    Report};
+
+}  // namespace td::tool
