@@ -249,7 +249,6 @@ bool Runtime::StartReplay() {
   if (!recording.ok()) {
     ReportProblem(Severity::kError, absl::StrFormat("TD_BACKEND=replay:%s: %s; measuring this run instead",
                                              config_.replay_file, recording.status().message()));
-    config_.backend = BackendChoice::kPerfEvent;
     return false;
   }
   replay_ = std::make_unique<RunData>(*std::move(recording));
@@ -522,7 +521,7 @@ RunData Runtime::Collect(const std::vector<ThreadState*>& quiet_threads) {
   std::sort(data.threads.begin(), data.threads.end(),
             [](const ThreadInfo& a, const ThreadInfo& b) { return a.index < b.index; });
   // Replayed counts were not measured here: no cost of this process' markers is in them.
-  if (config_.backend != BackendChoice::kReplay) data.marker_cost = MeasureMarkerCost(*backend_);
+  if (replay_ == nullptr) data.marker_cost = MeasureMarkerCost(*backend_);  // a replayed run has its own
   data.diagnostics = AllDiagnostics();
   return data;
 }

@@ -89,9 +89,10 @@ bool Contains(const std::string& text, const std::string& part) { return text.fi
 
 std::string Data(const std::string& name) { return std::string(TD_TEST_DATA_DIR) + "/" + name; }
 
-const std::vector<std::string> kCommands = {"run",         "report", "compare", "explain",   "recompute",
-                                            "import-perf", "events", "uarchs",  "calibrate", "help",
-                                            "version"};
+// Every subcommand (tools/td/commands.h, plus help and version).
+const std::vector<std::string> kCommands = {"run",    "report",    "compare", "explain", "recompute", "import-perf",
+                                            "import-metrics", "events", "uarchs",  "calibrate", "config",
+                                            "help",   "version"};
 
 TEST(CliConventions, VersionGoesToStdout) {
   for (const std::string spelling : {"--version", "version"}) {

@@ -2,6 +2,7 @@
 #include "runtime/report/explanations.h"
 
 #include "gtest/gtest.h"
+#include "runtime/analysis/topdown_tree.h"
 #include "runtime/uarch/definitions.h"
 
 namespace td {
