@@ -1,5 +1,9 @@
 #include "runtime/base/json_file.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -65,16 +69,56 @@ std::string Explanation(const std::string& what) {
   return explanation;
 }
 
+const char* FileKind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "a special file";
+}
+
+absl::Status TooLarge(const std::string& path, uint64_t bytes) {
+  return absl::ResourceExhaustedError(absl::StrFormat("%s is %d bytes, over the %d GiB td reads", path, bytes,
+                                                      kMaxTextFileBytes >> 30));
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (file == nullptr) return SystemError("open", path, errno);
+  // Without O_NONBLOCK, opening a FIFO nobody writes to would wait forever.
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return SystemError("open", path, errno);
+  const struct CloseAtReturn {
+    int fd;
+    ~CloseAtReturn() { close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (fstat(fd, &st) != 0) return SystemError("read", path, errno);
+  if (S_ISDIR(st.st_mode)) return SystemError("read", path, EISDIR);
+  // A device or FIFO may never end (/dev/zero) or never start (a FIFO).
+  if (!S_ISREG(st.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrFormat("cannot read %s: %s, not a regular file; td reads recordings and cases from regular files",
+                        path, FileKind(st.st_mode)));
+  }
+  if (static_cast<uint64_t>(st.st_size) > kMaxTextFileBytes) return TooLarge(path, static_cast<uint64_t>(st.st_size));
   std::string text;
+  text.reserve(static_cast<size_t>(st.st_size));
   char buffer[1 << 16];
-  size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof(buffer), file.get())) > 0) text.append(buffer, got);
-  if (std::ferror(file.get())) return SystemError("read", path, errno);
+  for (;;) {
+    const ssize_t got = read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return SystemError("read", path, errno);
+    if (got == 0) break;
+    // Text has no NUL: a sparse or binary file is refused at its first one,
+    // before the rest of it is read.
+    if (const void* nul = std::memchr(buffer, 0, static_cast<size_t>(got)); nul != nullptr) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: not text: a NUL byte at offset %d", path, text.size() + (static_cast<const char*>(nul) - buffer)));
+    }
+    if (text.size() + static_cast<size_t>(got) > kMaxTextFileBytes) return TooLarge(path, text.size() + got);
+    text.append(buffer, static_cast<size_t>(got));
+  }
   return text;
 }
 

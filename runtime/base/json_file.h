@@ -4,6 +4,7 @@
 #ifndef TD_RUNTIME_BASE_JSON_FILE_H_
 #define TD_RUNTIME_BASE_JSON_FILE_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -11,8 +12,18 @@
 
 namespace td {
 
-// The whole file. Errors read "cannot open PATH: <strerror>" (NotFound when
-// it does not exist) or "cannot read PATH: <strerror>" (a directory, say).
+// The most ReadTextFile reads: far above any recording td writes (64
+// threads × 10,000 regions make 94 MB), far below what would exhaust memory
+// before the refusal.
+inline constexpr uint64_t kMaxTextFileBytes = uint64_t{4} << 30;
+
+// The whole file, which must be a regular file of text. Errors read "cannot
+// open PATH: <strerror>" (NotFound when it does not exist), "cannot read
+// PATH: <strerror>" (a directory, say), "cannot read PATH: a FIFO, not a
+// regular file; …" (FailedPrecondition: devices and FIFOs are never read,
+// since they may never end or never start), "PATH: not text: a NUL byte at
+// offset N" (InvalidArgument, said at the first NUL, before the rest is read)
+// or "PATH is N bytes, over the 4 GiB td reads" (ResourceExhausted).
 absl::StatusOr<std::string> ReadTextFile(const std::string& path);
 
 // `text` as JSON; a syntax error reads "WHERE: not valid JSON: line L,

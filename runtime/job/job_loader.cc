@@ -1,12 +1,7 @@
 #include "runtime/job/job_loader.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <exception>
 #include <optional>
 #include <string>
@@ -22,32 +17,6 @@
 namespace td {
 namespace {
 
-// The file's bytes in one read when it is a regular file that keeps its
-// size; otherwise ReadTextFile's bytes, or its error.
-absl::StatusOr<std::string> ReadWhole(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    std::string text;
-    struct stat st {};
-    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    if (ok) {
-      text.resize(static_cast<size_t>(st.st_size));
-      size_t got = 0;
-      while (ok && got < text.size()) {
-        const ssize_t n = read(fd, text.data() + got, text.size() - got);
-        if (n < 0 && errno == EINTR) continue;
-        ok = n > 0;
-        if (ok) got += static_cast<size_t>(n);
-      }
-      char more = 0;
-      ok = ok && read(fd, &more, 1) == 0;  // it did not grow
-    }
-    close(fd);
-    if (ok) return text;
-  }
-  return ReadTextFile(path);
-}
-
 // One file: a job file's table, or a rank file reduced to its summary.
 struct Loaded {
   absl::Status status;
@@ -58,7 +27,7 @@ struct Loaded {
 };
 
 void LoadOne(const std::string& file, AnalysisPipeline* pipeline, Loaded* out) {
-  absl::StatusOr<std::string> text = ReadWhole(file);
+  absl::StatusOr<std::string> text = ReadTextFile(file);
   if (!text.ok()) {
     out->status = text.status();
     return;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "runtime/base/byte_strings.h"
 #include "runtime/base/json_file.h"
 #include "runtime/recorded/json_cursor.h"
@@ -336,17 +337,14 @@ std::optional<RunData> ScanRunText(std::string_view text) {
     // Every member but "regions" is copied into a small document that
     // RunFromJson reads; "regions" is decoded here.
     std::string head = "{";
-    std::vector<std::string_view> keys;
+    absl::flat_hash_set<std::string_view> keys;  // a set: a hostile file may have 100,000 keys
     RegionsScan regions(&in);
     bool have_regions = false;
     if (in.Next('}')) return std::nullopt;
     for (bool more = true; more;) {
       std::string_view key;
       if (!in.RawString(&key) || !in.Take(':')) return std::nullopt;
-      for (const std::string_view earlier : keys) {
-        if (earlier == key) return std::nullopt;  // twice: nlohmann keeps the last
-      }
-      keys.push_back(key);
+      if (!keys.insert(key).second) return std::nullopt;  // twice: nlohmann keeps the last
       if (key == "td_job") return std::nullopt;  // a job file
       if (key == "regions") {
         if (!regions.Regions()) return std::nullopt;

@@ -94,6 +94,61 @@ const std::vector<std::string> kCommands = {"run",    "report",    "compare", "e
                                             "import-metrics", "events", "uarchs",  "calibrate", "config",
                                             "help",   "version"};
 
+// Files that are no regular file of text are refused at once, in one line:
+// a device or FIFO may never end or never start, and a sparse or binary file
+// is refused at its first NUL, before the rest is read.
+TEST(CliReaders, WhatIsNoRegularFileOfTextIsRefusedAtOnce) {
+  const std::string dir = ScratchDir();
+  const std::string fifo = dir + "/fifo.json";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::string sparse = dir + "/sparse.json";
+  { std::ofstream create(sparse); }
+  ASSERT_EQ(truncate(sparse.c_str(), off_t{2} << 30), 0);  // 2 GiB of holes: no disk used
+  const std::string trailing = dir + "/trailing.json";
+  std::ofstream(trailing) << std::string("{\"a\": 1}\0\0", 10);
+  const std::string loop = dir + "/loop.json";
+  ASSERT_EQ(symlink(loop.c_str(), loop.c_str()), 0);
+  const std::map<std::string, std::string> refusals = {
+      {"/dev/zero", "td: cannot read /dev/zero: a character device, not a regular file; td reads recordings and "
+                    "cases from regular files\n"},
+      {fifo, "td: cannot read " + fifo + ": a FIFO, not a regular file; td reads recordings and cases from regular "
+             "files\n"},
+      {sparse, "td: " + sparse + ": not text: a NUL byte at offset 0\n"},
+      {trailing, "td: " + trailing + ": not text: a NUL byte at offset 8\n"},
+      {loop, "td: cannot open " + loop + ": " + std::strerror(ELOOP) + "\n"},
+  };
+  for (const auto& [file, line] : refusals) {
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"report", file}, {"recompute", file}, {"report", file, "--json"}}) {
+      const Outcome o = Td(args);
+      EXPECT_EQ(o.status, 1) << args[0] << " " << file;
+      EXPECT_EQ(o.out, "") << args[0] << " " << file;
+      EXPECT_EQ(o.err, line) << args[0] << " " << file;
+    }
+  }
+  const Outcome both = Td({"compare", "/dev/zero", fifo});
+  EXPECT_EQ(both.status, 1);
+  EXPECT_EQ(both.err, refusals.at("/dev/zero"));
+  fs::remove_all(dir);
+}
+
+// An object with very many keys is read in linear time: 200,000 keys are one
+// line of refusal (no schema_version), not minutes of key comparisons.
+TEST(CliReaders, AnObjectWithManyKeysIsRefusedInOneLine) {
+  const std::string dir = ScratchDir();
+  const std::string file = dir + "/keys.json";
+  {
+    std::ofstream out(file);
+    out << "{";
+    for (int k = 0; k < 200000; ++k) out << (k == 0 ? "" : ",") << "\"k" << k << "\":" << k;
+    out << ",\"regions\":[]}";
+  }
+  const Outcome o = Td({"report", file});
+  EXPECT_EQ(o.status, 1);
+  EXPECT_EQ(o.err, "td: " + file + ": run: missing field \"schema_version\"\n");
+  fs::remove_all(dir);
+}
+
 TEST(CliConventions, VersionGoesToStdout) {
   for (const std::string spelling : {"--version", "version"}) {
     const Outcome o = Td({spelling});

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "gtest/gtest.h"
 #include "tests/scenarios/run_scenario.h"
@@ -431,6 +432,29 @@ TEST(Scenario, ReplayOfAHostileFileIsOneLineAndKeepsTheExitCode) {
   ASSERT_EQ(run.reports.size(), 1u);
   EXPECT_NE(FindRegion(run.reports[0], "outer/inner_a/leaf"), nullptr);
   std::remove(bad.c_str());
+  rmdir(dir);
+}
+
+// A device or FIFO as the recording: refused before it is read (it may
+// never end, or never start), so the program neither hangs nor grows; it is
+// measured instead and keeps its exit code.
+TEST(Scenario, ReplayOfADeviceOrFifoIsRefusedAndTheRunMeasured) {
+  char dir[] = "/tmp/td-replay-fifo-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string fifo = std::string(dir) + "/recording.json";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const auto& [file, kind] : {std::pair<std::string, std::string>{"/dev/zero", "a character device"},
+                                   std::pair<std::string, std::string>{fifo, "a FIFO"}}) {
+    const ScenarioRun run = RunApp("nested", {"TD_BACKEND=replay:" + file});
+    EXPECT_EQ(run.exit_code, 0) << file << ": " << run.err;
+    EXPECT_NE(run.err.find("TD_BACKEND=replay:" + file + ": cannot read " + file + ": " + kind +
+                           ", not a regular file"),
+              std::string::npos)
+        << run.err;
+    ASSERT_EQ(run.reports.size(), 1u) << file;
+    EXPECT_NE(FindRegion(run.reports[0], "outer/inner_a/leaf"), nullptr) << file;
+  }
+  std::remove(fifo.c_str());
   rmdir(dir);
 }
 

@@ -73,6 +73,11 @@ int PrintAnswers(const td::PerfCase& c, const td::DefinitionLibrary& library) {
   return 0;
 }
 
+bool IsDirectory(const std::string& path) {
+  std::error_code error;
+  return std::filesystem::is_directory(path, error);
+}
+
 // The recordings in DIR (td-*.json, traces left out), sorted; none: DIR itself,
 // so that the usual one-line error names it.
 Args RunFilesIn(const std::string& dir) {

@@ -39,6 +39,9 @@ absl::StatusOr<RunData> ReadRunForReport(const std::string& file);
 ReportPipeline Pipeline(const std::string& uarch_flag = "");
 // A case's Top-Down values as JSON on stdout; the exit status.
 int PrintAnswers(const PerfCase& c, const DefinitionLibrary& library);
+// Whether `path` is a directory; false where it cannot be told (a symlink
+// loop, say), so that reading it says why in one line.
+bool IsDirectory(const std::string& path);
 // The recordings in DIR (td-*.json, traces left out), sorted; DIR itself when none.
 cli::Args RunFilesIn(const std::string& dir);
 // One MPI job from its ranks' files and libtd-mpi's job files, merged.

@@ -2,7 +2,6 @@
 #include "tools/td/commands.h"
 
 #include <cstdio>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -43,7 +42,7 @@ int Compare(const Command& self, const Args& args) {
                         .Parse(args, &files);
   if (done) return *done;
   const std::vector<std::string> regions = absl::StrSplit(region_list, ',', absl::SkipEmpty());
-  if (files.size() == 2 && std::filesystem::is_directory(files[0]) && std::filesystem::is_directory(files[1])) {
+  if (files.size() == 2 && IsDirectory(files[0]) && IsDirectory(files[1])) {
     if (!html_path.empty() || !region_path.empty() || !regions.empty()) {
       return Misuse("two jobs (directories) are compared with --csv or as text only");
     }

@@ -2,7 +2,6 @@
 #include "tools/td/commands.h"
 
 #include <cstdio>
-#include <filesystem>
 #include <string>
 #include <unistd.h>
 
@@ -69,7 +68,7 @@ int Report(const Command& self, const Args& args) {
                         .Value("--level", &level)
                         .Parse(args, &files);
   if (done) return *done;
-  if (files.size() == 1 && std::filesystem::is_directory(files[0])) files = RunFilesIn(files[0]);
+  if (files.size() == 1 && IsDirectory(files[0])) files = RunFilesIn(files[0]);
   if (files.size() > 1 || (files.size() == 1 && td::IsJobFile(files[0]))) {
     if (explain || per_thread || all_regions || !region.empty() || !level.empty()) {
       return Misuse(
