@@ -119,6 +119,19 @@ void SetState(RuntimeState state) {
   }
   __atomic_store_n(&td_markers_off, state == RuntimeState::kOff ? 1 : 0, __ATOMIC_RELAXED);
 }
+bool SwitchMarkersOn() {
+  bool switched = false;
+  {
+    std::lock_guard<std::mutex> lock(GateMutex());
+    int expected = static_cast<int>(RuntimeState::kUninitialized);
+    switched = g_runtime_state.compare_exchange_strong(expected, static_cast<int>(RuntimeState::kRunning),
+                                                       std::memory_order_acq_rel);
+    UpdateMarkerGateLocked();
+  }
+  if (switched) __atomic_store_n(&td_markers_off, 0, __ATOMIC_RELAXED);
+  return switched;
+}
+
 RuntimeState LoadState() {
   return static_cast<RuntimeState>(g_runtime_state.load(std::memory_order_acquire));
 }

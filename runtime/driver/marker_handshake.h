@@ -90,6 +90,9 @@ void ChooseMarkerBarrier();
 void FullBarrierOnEveryThread();
 // The state, with the gate and td_markers_off kept in step.
 void SetState(RuntimeState state);
+// Start's last step: kUninitialized -> kRunning. False when finalize switched
+// markers off while td was starting: they then stay off.
+bool SwitchMarkersOn();
 RuntimeState LoadState();
 // Held across fork() (the runtime's atfork handlers), so that the child
 // never inherits the gate's lock taken.

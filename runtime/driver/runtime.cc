@@ -21,6 +21,7 @@
 #include "runtime/base/diagnostics.h"
 #include "runtime/driver/marker_calibration.h"
 #include "runtime/driver/marker_handshake.h"
+#include "runtime/driver/no_cancellation.h"
 #include "runtime/driver/signal_flush.h"
 #include "runtime/machine/bandwidth_calibration.h"
 #include "runtime/counters/availability.h"
@@ -101,6 +102,7 @@ Runtime& Runtime::Get() {
 
 bool Runtime::EnsureStarted() {
   if (LoadState() == RuntimeState::kUninitialized) {
+    const NoCancellation not_here;
     std::lock_guard<std::mutex> lock(start_mu_);
     if (LoadState() == RuntimeState::kUninitialized) Start();
   }
@@ -163,7 +165,11 @@ void Runtime::Start() {
   pthread_atfork(&Runtime::BeforeFork, &Runtime::AfterForkInParent, &Runtime::AfterForkInChild);
   std::atexit(&FinalizeAtExit);
   if (config_.signals) ReportProblem(Severity::kNotice, InstallSignalFlush(&FinalizeAtExit));
-  SetState(RuntimeState::kRunning);
+  // td_finalize() on another thread while this one started td comes first:
+  // markers stay off from then on, as td.h says.
+  if (!SwitchMarkersOn()) {
+    ReportProblem(Severity::kNotice, "td_finalize() was called while td was starting: markers stay off");
+  }
 }
 
 // TD_METRICS_DIR and TD_UARCH are otherwise only used once there are
@@ -262,6 +268,7 @@ bool Runtime::StartReplay() {
 }
 
 ThreadState* Runtime::ThisThreadSlow() {
+  const NoCancellation not_here;
   if (!EnsureStarted()) return nullptr;
   ThreadState* state = t_thread_state;
   return state != nullptr ? state : AttachThisThread();
@@ -384,6 +391,7 @@ void Runtime::SampleRegion(const char* name, unsigned every) {
 }
 
 void Runtime::Finalize() {
+  const NoCancellation not_here;
   const bool was_running = SwitchMarkersOff(RuntimeState::kRunning);
   if (!was_running) SwitchMarkersOff(RuntimeState::kUninitialized);
   __atomic_store_n(&td_markers_off, 1, __ATOMIC_RELAXED);

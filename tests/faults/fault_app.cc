@@ -91,6 +91,28 @@ int FinalizeRace() {
   return kExitCode;
 }
 
+// td_finalize() on the main thread while a worker's first marker starts td
+// (FAULT_DELAY_US apart): whichever comes first, a marker after finalize
+// has returned is never recorded.
+void* StartTd(void*) {
+  TD_REGION_BEGIN("first");
+  TD_REGION_END("first");
+  return nullptr;
+}
+
+int FinalizeDuringStart() {
+  pthread_t worker;
+  if (pthread_create(&worker, nullptr, &StartTd, nullptr) != 0) return 2;
+  usleep(static_cast<useconds_t>(EnvInt("FAULT_DELAY_US", 0)));
+  td_finalize();
+  TD_REGION_BEGIN("after_finalize");
+  TD_REGION_END("after_finalize");
+  pthread_join(worker, nullptr);
+  TD_REGION_BEGIN("after_finalize");
+  TD_REGION_END("after_finalize");
+  return kExitCode;
+}
+
 jmp_buf g_jump;
 
 // longjmp out of two open regions to a point inside the outer one.
@@ -293,6 +315,36 @@ int OddNames() {
   return kExitCode;
 }
 
+// A thread whose cancellation is pending when its first marker starts td:
+// td's start-up reaches cancellation points (files opened, lines written),
+// where the thread must not be unwound half-way through td; it is cancelled
+// at its own next cancellation point instead, after td is done.
+pthread_barrier_t g_cancel_barrier;
+
+void* CancelledWorker(void*) {
+  pthread_barrier_wait(&g_cancel_barrier);
+  pthread_barrier_wait(&g_cancel_barrier);  // no cancellation point: the cancel stays pending
+  TD_REGION_BEGIN("cancelled");
+  Work(100);
+  pthread_testcancel();  // the thread's own cancellation point
+  TD_REGION_END("cancelled");
+  return nullptr;
+}
+
+int CancelInStartUp() {
+  pthread_barrier_init(&g_cancel_barrier, nullptr, 2);
+  pthread_t worker;
+  if (pthread_create(&worker, nullptr, CancelledWorker, nullptr) != 0) return 2;
+  pthread_barrier_wait(&g_cancel_barrier);
+  pthread_cancel(worker);
+  pthread_barrier_wait(&g_cancel_barrier);
+  void* result = nullptr;
+  pthread_join(worker, &result);
+  TD_REGION_BEGIN("after");
+  TD_REGION_END("after");
+  return result == PTHREAD_CANCELED ? kExitCode : 3;
+}
+
 int Nested() {
   TD_REGION_BEGIN("outer");
   TD_REGION_BEGIN("inner");
@@ -323,6 +375,8 @@ int main(int argc, char** argv) {
   if (scenario == "stuck_marker") return StuckMarker();
   if (scenario == "own_sigterm_handler") return OwnSigtermHandler();
   if (scenario == "nested") return Nested();
+  if (scenario == "cancel_in_start_up") return CancelInStartUp();
+  if (scenario == "finalize_during_start") return FinalizeDuringStart();
   std::fprintf(stderr, "fault_app: unknown scenario \"%s\"\n", scenario.c_str());
   return 2;
 }

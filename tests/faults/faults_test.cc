@@ -193,6 +193,38 @@ TEST(Faults, NoDescriptorAtExitSendsTheJsonToStderr) {
   EXPECT_EQ(SumOverThreads(*work, "calls"), 1);
 }
 
+// pthread_cancel of a thread inside td's start-up: td finishes starting, the
+// thread is cancelled at its own next cancellation point, its open region is
+// reported as unterminated, and the program keeps its exit code.
+TEST(Faults, CancellingAThreadInsideTdsStartUpWaitsForTdToFinish) {
+  for (int i = 0; i < 20; ++i) {
+    const ScenarioRun run = RunFault("cancel_in_start_up");
+    ASSERT_EQ(run.exit_code, kExitCode) << "run " << i << ": " << run.err;
+    ASSERT_EQ(run.reports.size(), 1u) << run.err;
+    const nlohmann::json* cancelled = FindRegion(run.reports[0], "cancelled");
+    ASSERT_NE(cancelled, nullptr) << run.err;
+    EXPECT_EQ(cancelled->at("threads").at(0).at("calls"), 1);
+    EXPECT_EQ(cancelled->at("threads").at(0).value("unterminated", 0), 1) << "closed when the thread ended";
+    EXPECT_NE(FindRegion(run.reports[0], "after"), nullptr);
+  }
+}
+
+// td_finalize() while another thread is starting td is never dropped: either
+// start-up finished first and finalize writes what was recorded, or finalize
+// came first and markers stay off. Markers after finalize are never recorded.
+TEST(Faults, FinalizeDuringStartUpIsNeverDropped) {
+  for (int i = 0; i < 60; ++i) {
+    const int delay_us = (i % 20) * 25;
+    const ScenarioRun run = RunFault("finalize_during_start", {"FAULT_DELAY_US=" + std::to_string(delay_us)});
+    ASSERT_EQ(run.exit_code, kExitCode) << delay_us << " us: " << run.err;
+    ASSERT_LE(run.reports.size(), 1u) << run.err;
+    for (const nlohmann::json& report : run.reports) {
+      EXPECT_EQ(FindRegion(report, "after_finalize"), nullptr) << delay_us << " us: recorded after td_finalize()";
+    }
+    EXPECT_EQ(Count(run.err, "with no region open"), 0u) << run.err;
+  }
+}
+
 TEST(Faults, ForkedChildThatExitsWritesItsOwnFile) {
   const ScenarioRun run = RunFault("fork_exit");
   ASSERT_EQ(run.exit_code, kExitCode) << run.err;
