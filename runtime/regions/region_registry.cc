@@ -106,15 +106,25 @@ uint32_t RegionRegistry::RegisterSite(td_site* site) {
                                                site->name == nullptr ? "a null" : "an empty", kEmptyName));
   }
   if (name.empty()) name = kEmptyName;
+  // Copied now: the site may live in a library unloaded while its region is open.
+  std::string location;
+  if (site->line > 0) location = absl::StrFormat("%s:%d", site->file != nullptr ? site->file : "?", site->line);
   uint32_t id = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     id = IdForNameLocked(name);
     entered_[id] = true;  // a marker site names it: its interval is fixed from here
+    if (!location.empty()) site_locations_.insert_or_assign(site, std::move(location));
   }
   // Several threads may race here; they all store the same value.
   __atomic_store_n(&site->region_id_plus_one, static_cast<int>(id + 1), __ATOMIC_RELEASE);
   return id;
+}
+
+std::string RegionRegistry::SiteLocation(const td_site* site) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = site_locations_.find(site);
+  return it != site_locations_.end() ? it->second : "(dynamic name)";
 }
 
 std::optional<uint32_t> RegionRegistry::Find(std::string_view name) const {

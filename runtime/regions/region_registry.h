@@ -34,6 +34,12 @@ class RegionRegistry {
     return RegisterSite(site);
   }
 
+  // Where a marker site is, "file:line", as copied when it was registered:
+  // its library may have been unloaded since (dlclose), so the site itself is
+  // not read. Every site of an open frame was registered; a site not found
+  // is a dynamic name's, which the registry keeps: "(dynamic name)".
+  std::string SiteLocation(const td_site* site) const;
+
   // The region "base[parameter]" of a parameterised site: slow path, once per
   // value and thread (the thread caches the id).
   uint32_t IdForParameter(uint32_t base, long long parameter);
@@ -87,6 +93,8 @@ class RegionRegistry {
   std::deque<std::string> dynamic_names_;              // guarded by mu_
   std::deque<td_site> dynamic_sites_;                  // guarded by mu_
   absl::flat_hash_map<uint32_t, td_site*> dynamic_site_of_;  // guarded by mu_
+  // Marker sites with a line (not dynamic names'): where each is.
+  absl::flat_hash_map<const td_site*, std::string> site_locations_;  // guarded by mu_
 };
 
 }  // namespace td

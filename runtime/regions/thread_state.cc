@@ -275,13 +275,13 @@ void ThreadState::EndUnusual(uint32_t region, const td_site* site) {
     WarnOnce(site, absl::StrFormat(
                        "TD_REGION_END(\"%s\") at %s does not match the innermost open "
                        "region \"%s\" (begun at %s), and \"%s\" is not open; END ignored",
-                       end_name, Where(site), open_name, Where(top.site), end_name));
+                       end_name, Where(site), open_name, registry_->SiteLocation(top.site), end_name));
     return;
   }
   WarnOnce(site, absl::StrFormat(
                      "TD_REGION_END(\"%s\") at %s does not match the innermost open region "
                      "\"%s\" (begun at %s); the regions inside \"%s\" were closed here",
-                     end_name, Where(site), open_name, Where(top.site), end_name));
+                     end_name, Where(site), open_name, registry_->SiteLocation(top.site), end_name));
   while (depth_ - 1 > target) {
     ++nodes_[frames_[depth_ - 1].node].closed_implicitly;
     CloseTop(now, scratch_.data());
@@ -428,7 +428,7 @@ void ThreadState::CloseOpenRegions(const char* when, bool own_thread) {
   while (depth_ != 0) {
     const Frame& top = frames_[depth_ - 1];
     absl::StrAppendFormat(&names, "%s\"%s\" (%s)", names.empty() ? "" : ", ", registry_->Name(top.region),
-                          Where(top.site));
+                          registry_->SiteLocation(top.site));
     ++nodes_[top.node].unterminated;
     CloseTop(now, counted ? scratch_.data() : BegunSnapshot(depth_ - 1));
   }

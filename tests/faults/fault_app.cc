@@ -7,6 +7,7 @@
 //
 // Every scenario but the signal ones returns kExitCode, so a test can tell
 // the program's own exit from one td caused.
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -111,6 +112,40 @@ int FinalizeDuringStart() {
   TD_REGION_BEGIN("after_finalize");
   TD_REGION_END("after_finalize");
   return kExitCode;
+}
+
+// A library begins regions and is unloaded while they are open; a later
+// END of another name, thread exit and finalize must not read the markers'
+// records, which went with the library. FAULT_PLUGIN_THREAD=1: the regions
+// are open on a thread that then ends.
+void* PluginRegionsThenUnload(void*) {
+  void* plugin = dlopen(TD_FAULT_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+  if (plugin == nullptr) {
+    std::fprintf(stderr, "fault_app: %s\n", dlerror());
+    return reinterpret_cast<void*>(1);
+  }
+  auto begin = reinterpret_cast<void (*)()>(dlsym(plugin, "fault_plugin_begin"));
+  auto nested = reinterpret_cast<void (*)()>(dlsym(plugin, "fault_plugin_nested"));
+  if (begin == nullptr || nested == nullptr) return reinterpret_cast<void*>(1);
+  begin();
+  nested();
+  dlclose(plugin);
+  TD_REGION_END("not_open");  // a mismatched END: its warning names the open region's site
+  return nullptr;
+}
+
+int DlcloseOpenRegion() {
+  TD_REGION_BEGIN("main");
+  void* failed = nullptr;
+  if (EnvInt("FAULT_PLUGIN_THREAD", 0) != 0) {
+    pthread_t thread;
+    if (pthread_create(&thread, nullptr, &PluginRegionsThenUnload, nullptr) != 0) return 2;
+    pthread_join(thread, &failed);
+  } else {
+    failed = PluginRegionsThenUnload(nullptr);
+  }
+  TD_REGION_END("main");
+  return failed == nullptr ? kExitCode : 2;
 }
 
 jmp_buf g_jump;
@@ -377,6 +412,7 @@ int main(int argc, char** argv) {
   if (scenario == "nested") return Nested();
   if (scenario == "cancel_in_start_up") return CancelInStartUp();
   if (scenario == "finalize_during_start") return FinalizeDuringStart();
+  if (scenario == "dlclose_open_region") return DlcloseOpenRegion();
   std::fprintf(stderr, "fault_app: unknown scenario \"%s\"\n", scenario.c_str());
   return 2;
 }

@@ -225,6 +225,23 @@ TEST(Faults, FinalizeDuringStartUpIsNeverDropped) {
   }
 }
 
+// dlclose() of a library whose regions are open: the mismatched END, the
+// thread's exit and finalize say where those regions began from what td
+// copied, and the program keeps its exit code and its recording.
+TEST(Faults, UnloadingALibraryWithItsRegionsOpenIsSafe) {
+  for (const char* on_thread : {"0", "1"}) {
+    const ScenarioRun run = RunFault("dlclose_open_region", {std::string("FAULT_PLUGIN_THREAD=") + on_thread});
+    ASSERT_EQ(run.exit_code, kExitCode) << on_thread << ": " << run.err;
+    ASSERT_EQ(run.reports.size(), 1u) << run.err;
+    EXPECT_NE(run.err.find("TD_REGION_END(\"not_open\")"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("fault_plugin.c:7"), std::string::npos) << "the open region's site, copied: " << run.err;
+    EXPECT_NE(FindRegion(run.reports[0], "main"), nullptr);
+    const nlohmann::json* plugin = FindRegion(run.reports[0], on_thread[0] == '1' ? "plugin" : "main/plugin");
+    ASSERT_NE(plugin, nullptr) << run.err;
+    EXPECT_EQ(plugin->at("threads").at(0).at("calls"), 1);
+  }
+}
+
 TEST(Faults, ForkedChildThatExitsWritesItsOwnFile) {
   const ScenarioRun run = RunFault("fork_exit");
   ASSERT_EQ(run.exit_code, kExitCode) << run.err;
