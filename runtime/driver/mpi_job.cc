@@ -56,7 +56,7 @@ int Runtime::MpiBegin(int rank, int size) {
     std::vector<ThreadTrace> traces;
     job.data = CollectQuiet(&traces);
     job.has_data = true;
-    if (config_.trace) WriteTrace(job.data, traces);
+    if (config_.trace && !traces.empty()) WriteTrace(job.data, traces);
     if (config_.rank_reports == RankReports::kAll) {
       WriteTextReport(job.data);
       job.text_printed = true;

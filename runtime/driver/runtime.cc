@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <new>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -456,20 +457,32 @@ std::vector<ThreadState*> Runtime::QuiescentThreads() {
 void Runtime::CollectAndWrite() {
   std::vector<ThreadTrace> traces;
   RunData data = CollectQuiet(&traces);
-  if (config_.trace) WriteTrace(data, traces);
+  // The trace is by far the largest output: running out of memory for it
+  // must not cost the counts. It is given up in one line, and what it held
+  // is returned before the reports are formatted.
+  if (config_.trace && !traces.empty()) WriteTrace(data, traces);
+  std::vector<ThreadTrace>().swap(traces);
   WriteReports(data);
 }
 
 RunData Runtime::CollectQuiet(std::vector<ThreadTrace>* traces_out) {
   RunData data;
   std::vector<ThreadTrace>& traces = *traces_out;
+  bool trace_lost = false;
   const std::vector<ThreadState*> threads = QuiescentThreads();
   {
     std::lock_guard<std::mutex> lock(threads_mu_);
     for (ThreadState* thread : threads) {
       if (!thread->retired()) thread->CloseOpenRegions("finalize", thread == t_thread_state);
-      if (!config_.trace) continue;
-      traces.push_back({thread->index(), thread->tid(), thread->TraceEvents(), thread->trace().dropped()});
+      if (!config_.trace || trace_lost) continue;
+      try {
+        traces.push_back({thread->index(), thread->tid(), thread->TraceEvents(), thread->trace().dropped()});
+      } catch (const std::bad_alloc&) {
+        std::vector<ThreadTrace>().swap(traces);
+        trace_lost = true;
+        Announce(Severity::kError, "trace: out of memory while collecting it; not written (the reports follow)");
+        continue;
+      }
       if (!thread->trace().truncated().empty()) {
         ReportProblem(Severity::kWarning,
                       absl::StrFormat("TD_TRACE: trace truncated: thread %d keeps its %d most recent events of %d, "

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <new>
 #include <cstdio>
 
 #include "absl/strings/match.h"
@@ -65,8 +66,15 @@ struct RunFileBody {
 }  // namespace
 
 void Runtime::WriteTrace(const RunData& data, const std::vector<ThreadTrace>& traces) {
-  const std::string body = DumpJson(
-      TraceToChromeJson(traces, regions_.AllNames(), data.layout, data.program.pid, data.program.name));
+  std::string body;
+  try {
+    body = DumpJson(TraceToChromeJson(traces, regions_.AllNames(), data.layout, data.program.pid, data.program.name));
+  } catch (const std::bad_alloc&) {
+    // The trace is by far the largest output: without memory for it, it is
+    // given up in one line, and the reports that follow still come.
+    Announce(Severity::kError, "trace: out of memory while formatting it; not written");
+    return;
+  }
   const absl::StatusOr<std::string> path =
       body.empty() ? absl::ResourceExhaustedError("out of memory while formatting it")
                    : WriteRunFile(config_.json_dir, RunFileStem(data), ".trace.json", [&body](PieceWriter write) {

@@ -291,6 +291,20 @@ int ManyTracedPairs() {
     TD_REGION_BEGIN("pair");
     TD_REGION_END("pair");
   }
+  // FAULT_HEADROOM_AT_EXIT_MB: the address space capped at what is mapped
+  // now plus this much, so that the trace's text cannot be made at exit.
+  if (EnvInt("FAULT_HEADROOM_AT_EXIT_MB", 0) > 0 && !sanitized) {
+    long pages = 0;
+    if (std::FILE* statm = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
+      std::fclose(statm);
+    }
+    if (pages <= 0) return 3;
+    const rlim_t bytes = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) +
+                         (static_cast<rlim_t>(EnvInt("FAULT_HEADROOM_AT_EXIT_MB", 0)) << 20);
+    rlimit limit{bytes, bytes};
+    if (setrlimit(RLIMIT_AS, &limit) != 0) return 3;
+  }
   return kExitCode;
 }
 

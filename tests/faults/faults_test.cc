@@ -322,6 +322,24 @@ TEST(Faults, TraceBeyondItsMemoryBoundIsTruncatedNotFatal) {
   EXPECT_LT(events, 20000u) << "bounded: the newest events only (1 MiB holds about 14,500)";
 }
 
+// No memory at exit for the trace's text (the address space capped just
+// above what is mapped): the trace is given up in one line, and the counts
+// still reach their JSON file.
+TEST(Faults, NoMemoryForTheTraceAtExitKeepsTheCounts) {
+  if (td::sanitizers::kAddress || td::sanitizers::kThread) {
+    GTEST_SKIP() << "sanitizers reserve terabytes of address space: a limit would stop them, not td";
+  }
+  const ScenarioRun run = RunFault("traced_pairs", {"TD_TRACE=1", "TD_TRACE_EVENTS=4194304", "FAULT_PAIRS=1000000",
+                                                    "FAULT_HEADROOM_AT_EXIT_MB=48"});
+  ASSERT_EQ(run.exit_code, kExitCode) << run.err;
+  EXPECT_TRUE(run.traces.empty()) << "no trace file";
+  EXPECT_EQ(Count(run.err, "trace: out of memory"), 1u) << run.err;
+  ASSERT_EQ(run.reports.size(), 1u) << run.err;
+  const nlohmann::json* pair = FindRegion(run.reports[0], "pair");
+  ASSERT_NE(pair, nullptr);
+  EXPECT_EQ(pair->at("threads").at(0).at("calls"), 1000000);
+}
+
 TEST(Faults, HugeTraceSettingStartsAtOnceAndFitsAnAddressSpaceLimit) {
   // The documented maximum used to allocate every slot at start (4.7 GB for
   // one thread); now the ring grows with the events recorded.
