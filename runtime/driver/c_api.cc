@@ -19,21 +19,33 @@ using td::ThreadState;
 
 namespace {
 
+// Set while this thread is in td's slow path (start-up, its first marker):
+// a marker of a signal handler that interrupted it there returns at once,
+// instead of waiting for the start-up lock the thread itself holds.
+constinit thread_local bool t_in_slow_path __attribute__((tls_model("initial-exec"))) = false;
+
 // The whole fast path: one thread-local load and the handshake with finalize
 // (a store, a load, a compare). A thread that never recorded (td disabled,
 // or a thread's first marker) checks the state and goes through the slow
 // path once.
 ThreadState* RecordingThreadSlow() {
-  if (td::g_runtime_state.load(std::memory_order_relaxed) == static_cast<int>(td::RuntimeState::kOff)) {
+  if (td::g_runtime_state.load(std::memory_order_relaxed) == static_cast<int>(td::RuntimeState::kOff) ||
+      t_in_slow_path) {
     return nullptr;
   }
+  struct InSlowPath {
+    InSlowPath() { t_in_slow_path = true; }
+    ~InSlowPath() { t_in_slow_path = false; }
+  } in_slow_path;
   ThreadState* thread = Runtime::Get().ThisThreadSlow();
   return thread != nullptr && td::MarkerEntered(thread) ? thread : nullptr;
 }
 
 inline ThreadState* RecordingThread() {
   ThreadState* thread = td::t_thread_state;
-  if (__builtin_expect(thread != nullptr, 1)) return td::MarkerEntered(thread) ? thread : nullptr;
+  if (__builtin_expect(thread != nullptr, 1)) {
+    return !td::MarkerReentered(thread) && td::MarkerEntered(thread) ? thread : nullptr;
+  }
   return RecordingThreadSlow();
 }
 
@@ -87,7 +99,7 @@ bool NullName(const char* name, const char* function) {
 // thread that never recorded.
 ThreadState* OwnRecordingThread() {
   ThreadState* thread = td::t_thread_state;
-  return thread != nullptr && td::MarkerEntered(thread) ? thread : nullptr;
+  return thread != nullptr && !td::MarkerReentered(thread) && td::MarkerEntered(thread) ? thread : nullptr;
 }
 
 // The region `site` names, without registering it.
@@ -116,6 +128,7 @@ void td_region_begin(td_site* site) {
     return thread->BeginAndLeave(region, site);
   }
   if (gate == static_cast<int>(td::MarkerForm::kUserRead)) return thread->BeginUserReadAndLeave(region, site);
+  if (gate == td::kMarkerReentered) return;
   return BeginSlow(thread, site);
 }
 
@@ -128,6 +141,7 @@ void td_region_end(td_site* site) {
     return thread->EndAndLeave(region, site);
   }
   if (gate == static_cast<int>(td::MarkerForm::kUserRead)) return thread->EndUserReadAndLeave(region, site);
+  if (gate == td::kMarkerReentered) return;
   return EndSlow(thread, site);
 }
 

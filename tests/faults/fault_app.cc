@@ -12,10 +12,12 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -146,6 +148,39 @@ int DlcloseOpenRegion() {
   }
   TD_REGION_END("main");
   return failed == nullptr ? kExitCode : 2;
+}
+
+// Markers in a SIGALRM handler at 10 kHz while the program runs marker
+// pairs: a handler that interrupts td (inside a marker, or td's start-up on
+// this thread) finds its markers ignored; one that interrupts the program
+// records them. FAULT_TIMER_FIRST=1 starts the timer before td's first use.
+void TickHandler(int) {
+  const int saved_errno = errno;
+  TD_REGION_BEGIN("tick");
+  TD_REGION_END("tick");
+  errno = saved_errno;
+}
+
+int SignalMarkers() {
+  struct sigaction action {};
+  action.sa_handler = &TickHandler;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  if (sigaction(SIGALRM, &action, nullptr) != 0) return 2;
+  const itimerval every_100us{{0, 100}, {0, 100}};
+  const itimerval stop{};
+  const bool timer_first = EnvInt("FAULT_TIMER_FIRST", 0) != 0;
+  if (timer_first) setitimer(ITIMER_REAL, &every_100us, nullptr);
+  TD_REGION_BEGIN("work");
+  if (!timer_first) setitimer(ITIMER_REAL, &every_100us, nullptr);
+  const int pairs = EnvInt("FAULT_PAIRS", 50000);
+  for (int i = 0; i < pairs; ++i) {
+    TD_REGION_BEGIN("pair");
+    TD_REGION_END("pair");
+  }
+  setitimer(ITIMER_REAL, &stop, nullptr);
+  TD_REGION_END("work");
+  return kExitCode;
 }
 
 jmp_buf g_jump;
@@ -427,6 +462,7 @@ int main(int argc, char** argv) {
   if (scenario == "cancel_in_start_up") return CancelInStartUp();
   if (scenario == "finalize_during_start") return FinalizeDuringStart();
   if (scenario == "dlclose_open_region") return DlcloseOpenRegion();
+  if (scenario == "signal_markers") return SignalMarkers();
   std::fprintf(stderr, "fault_app: unknown scenario \"%s\"\n", scenario.c_str());
   return 2;
 }

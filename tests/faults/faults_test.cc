@@ -242,6 +242,23 @@ TEST(Faults, UnloadingALibraryWithItsRegionsOpenIsSafe) {
   }
 }
 
+// Markers in a signal handler (SIGALRM at 10 kHz), with the timer started
+// before and after td's first use: no hang, no corruption, every pair of the
+// program counted; the handler's own markers are recorded where they
+// interrupted the program and ignored where they interrupted td.
+TEST(Faults, MarkersInASignalHandlerNeverHangOrCorrupt) {
+  for (int i = 0; i < 10; ++i) {
+    const std::string timer_first = i % 2 == 0 ? "1" : "0";
+    const ScenarioRun run = RunFault("signal_markers", {"FAULT_TIMER_FIRST=" + timer_first, "FAULT_PAIRS=50000"});
+    ASSERT_EQ(run.exit_code, kExitCode) << "timer first " << timer_first << ": " << run.err;
+    ASSERT_EQ(run.reports.size(), 1u) << run.err;
+    const nlohmann::json* pair = FindRegion(run.reports[0], "work/pair");
+    ASSERT_NE(pair, nullptr) << run.err;
+    EXPECT_EQ(pair->at("threads").at(0).at("calls"), 50000);
+    EXPECT_EQ(Count(run.err, "warning"), 0u) << run.err;
+  }
+}
+
 TEST(Faults, ForkedChildThatExitsWritesItsOwnFile) {
   const ScenarioRun run = RunFault("fork_exit");
   ASSERT_EQ(run.exit_code, kExitCode) << run.err;
