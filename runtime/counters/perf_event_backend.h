@@ -1,5 +1,6 @@
-// Counts with perf_event_open: one group per thread per GroupInfo, read with
-// a single read() per group at each marker.
+// Counts with perf_event_open: one group per thread per GroupInfo, read at
+// each marker in user space (rdpmc on the kernel's pages) where the kernel
+// allows it for a hardware group, else with a single read() per group.
 #ifndef TD_RUNTIME_COUNTERS_PERF_EVENT_BACKEND_H_
 #define TD_RUNTIME_COUNTERS_PERF_EVENT_BACKEND_H_
 
