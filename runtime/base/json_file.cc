@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <new>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
@@ -77,16 +78,30 @@ const char* FileKind(mode_t mode) {
   return "a special file";
 }
 
+// A device or FIFO may never end (/dev/zero) or never start (a FIFO).
+absl::Status NotRegular(const std::string& path, mode_t mode) {
+  return absl::FailedPreconditionError(absl::StrFormat(
+      "cannot read %s: %s, not a regular file; td reads recordings and cases from regular files", path,
+      FileKind(mode)));
+}
+
+// What ReadTextFile reserves before it has read anything.
+constexpr uint64_t kReservedBytes = uint64_t{64} << 20;
+
 absl::Status TooLarge(const std::string& path, uint64_t bytes) {
   return absl::ResourceExhaustedError(absl::StrFormat("%s is %d bytes, over the %d GiB td reads", path, bytes,
                                                       kMaxTextFileBytes >> 30));
 }
 
-}  // namespace
-
-absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
+absl::StatusOr<std::string> ReadRegularFile(const std::string& path) {
+  // A device is refused before it is opened (opening one may do something);
+  // the descriptor is checked again below, as the path may change between.
+  struct stat named {};
+  if (stat(path.c_str(), &named) == 0 && !S_ISREG(named.st_mode) && !S_ISDIR(named.st_mode)) {
+    return NotRegular(path, named.st_mode);
+  }
   // Without O_NONBLOCK, opening a FIFO nobody writes to would wait forever.
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return SystemError("open", path, errno);
   const struct CloseAtReturn {
     int fd;
@@ -95,15 +110,12 @@ absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
   struct stat st {};
   if (fstat(fd, &st) != 0) return SystemError("read", path, errno);
   if (S_ISDIR(st.st_mode)) return SystemError("read", path, EISDIR);
-  // A device or FIFO may never end (/dev/zero) or never start (a FIFO).
-  if (!S_ISREG(st.st_mode)) {
-    return absl::FailedPreconditionError(
-        absl::StrFormat("cannot read %s: %s, not a regular file; td reads recordings and cases from regular files",
-                        path, FileKind(st.st_mode)));
-  }
+  if (!S_ISREG(st.st_mode)) return NotRegular(path, st.st_mode);
   if (static_cast<uint64_t>(st.st_size) > kMaxTextFileBytes) return TooLarge(path, static_cast<uint64_t>(st.st_size));
   std::string text;
-  text.reserve(static_cast<size_t>(st.st_size));
+  // Room for the size said, up to a bound: a sparse file is refused at its
+  // first block, before memory for all of it is asked for.
+  text.reserve(static_cast<size_t>(std::min<uint64_t>(static_cast<uint64_t>(st.st_size), kReservedBytes)));
   char buffer[1 << 16];
   for (;;) {
     const ssize_t got = read(fd, buffer, sizeof buffer);
@@ -120,6 +132,16 @@ absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
     text.append(buffer, static_cast<size_t>(got));
   }
   return text;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
+  try {
+    return ReadRegularFile(path);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(absl::StrFormat("cannot read %s: out of memory", path));
+  }
 }
 
 absl::StatusOr<json> ParseJsonText(const std::string& text, const std::string& where) {

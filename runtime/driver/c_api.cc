@@ -19,24 +19,15 @@ using td::ThreadState;
 
 namespace {
 
-// Set while this thread is in td's slow path (start-up, its first marker):
-// a marker of a signal handler that interrupted it there returns at once,
-// instead of waiting for the start-up lock the thread itself holds.
-constinit thread_local bool t_in_slow_path __attribute__((tls_model("initial-exec"))) = false;
-
 // The whole fast path: one thread-local load and the handshake with finalize
 // (a store, a load, a compare). A thread that never recorded (td disabled,
 // or a thread's first marker) checks the state and goes through the slow
 // path once.
 ThreadState* RecordingThreadSlow() {
   if (td::g_runtime_state.load(std::memory_order_relaxed) == static_cast<int>(td::RuntimeState::kOff) ||
-      t_in_slow_path) {
+      td::t_in_slow_path) {  // a signal handler's marker that interrupted td's slow path
     return nullptr;
   }
-  struct InSlowPath {
-    InSlowPath() { t_in_slow_path = true; }
-    ~InSlowPath() { t_in_slow_path = false; }
-  } in_slow_path;
   ThreadState* thread = Runtime::Get().ThisThreadSlow();
   return thread != nullptr && td::MarkerEntered(thread) ? thread : nullptr;
 }

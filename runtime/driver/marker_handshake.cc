@@ -119,6 +119,18 @@ void SetState(RuntimeState state) {
   }
   __atomic_store_n(&td_markers_off, state == RuntimeState::kOff ? 1 : 0, __ATOMIC_RELAXED);
 }
+RuntimeState SwitchMarkersOffFromAny() {
+  std::unique_lock<std::mutex> lock(GateMutex(), std::defer_lock);
+  for (int attempt = 0; attempt < 1000 && !lock.try_lock(); ++attempt) usleep(100);
+  g_marker_gate.store(0, std::memory_order_seq_cst);
+  int found = g_runtime_state.load(std::memory_order_seq_cst);
+  while (found != static_cast<int>(RuntimeState::kOff) &&
+         !g_runtime_state.compare_exchange_weak(found, static_cast<int>(RuntimeState::kOff))) {
+  }
+  if (lock.owns_lock()) UpdateMarkerGateLocked();
+  return static_cast<RuntimeState>(found);
+}
+
 bool SwitchMarkersOn() {
   bool switched = false;
   {

@@ -72,6 +72,11 @@ void UpdateMarkerGate();
 // Compare-and-swap of the state from `from` to kOff, the gate closed first;
 // false when the state was not `from`.
 bool SwitchMarkersOff(RuntimeState from);
+// Finalize's switch: whatever the state is, kOff from now on, the gate closed
+// first; returns the state it found. One compare-and-swap loop, so that a
+// start-up finishing meanwhile is either seen (kRunning) or refused
+// (SwitchMarkersOn then fails).
+RuntimeState SwitchMarkersOffFromAny();
 
 // The open gate's values: how the threads of this process read their
 // counters at markers, as the last thread attached with one of the two

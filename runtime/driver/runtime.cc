@@ -49,6 +49,24 @@ namespace td {
 
 namespace td {
 constinit thread_local ThreadState* t_thread_state __attribute__((tls_model("initial-exec"))) = nullptr;
+constinit thread_local bool t_in_slow_path __attribute__((tls_model("initial-exec"))) = false;
+
+namespace {
+// Marks the calling thread as inside td's slow path while alive (nested
+// marks leave it marked until the outermost ends).
+class InSlowPath {
+ public:
+  InSlowPath() : outermost_(!t_in_slow_path) { t_in_slow_path = true; }
+  ~InSlowPath() {
+    if (outermost_) t_in_slow_path = false;
+  }
+  InSlowPath(const InSlowPath&) = delete;
+  InSlowPath& operator=(const InSlowPath&) = delete;
+
+ private:
+  bool outermost_;
+};
+}  // namespace
 
 namespace {
 
@@ -104,6 +122,7 @@ Runtime& Runtime::Get() {
 bool Runtime::EnsureStarted() {
   if (LoadState() == RuntimeState::kUninitialized) {
     const NoCancellation not_here;
+    const InSlowPath marked;
     std::lock_guard<std::mutex> lock(start_mu_);
     if (LoadState() == RuntimeState::kUninitialized) Start();
   }
@@ -252,7 +271,11 @@ void Runtime::AddSelectedGroups(Availability* availability, CounterLayout* layou
 // Markers record nothing: at exit the recording goes through the same
 // analysis and reports as a live run would.
 bool Runtime::StartReplay() {
-  auto recording = ReadRunFile(config_.replay_file);
+  absl::StatusOr<RunData> recording = absl::ResourceExhaustedError("out of memory");
+  try {  // inside a marker: nothing may escape into the program
+    recording = ReadRunFile(config_.replay_file);
+  } catch (const std::bad_alloc&) {
+  }
   if (!recording.ok()) {
     ReportProblem(Severity::kError, absl::StrFormat("TD_BACKEND=replay:%s: %s; measuring this run instead",
                                              config_.replay_file, recording.status().message()));
@@ -270,6 +293,7 @@ bool Runtime::StartReplay() {
 
 ThreadState* Runtime::ThisThreadSlow() {
   const NoCancellation not_here;
+  const InSlowPath marked;
   if (!EnsureStarted()) return nullptr;
   ThreadState* state = t_thread_state;
   return state != nullptr ? state : AttachThisThread();
@@ -321,9 +345,15 @@ ThreadState* Runtime::AttachThisThread() {
 
 void Runtime::OnThreadExit(void* state) {
   Runtime& runtime = Get();
+  const InSlowPath marked;
   std::lock_guard<std::mutex> lock(runtime.threads_mu_);
-  if (LoadState() == RuntimeState::kRunning) static_cast<ThreadState*>(state)->Retire();
+  auto* thread = static_cast<ThreadState*>(state);
+  // Up while the thread's regions close: a signal handler's marker returns
+  // at once instead of running on a state half closed.
+  thread->in_marker().store(1, std::memory_order_relaxed);
+  if (LoadState() == RuntimeState::kRunning) thread->Retire();
   t_thread_state = nullptr;
+  thread->Leave();
 }
 
 void Runtime::BeforeFork() {
@@ -393,11 +423,15 @@ void Runtime::SampleRegion(const char* name, unsigned every) {
 
 void Runtime::Finalize() {
   const NoCancellation not_here;
-  const bool was_running = SwitchMarkersOff(RuntimeState::kRunning);
-  if (!was_running) SwitchMarkersOff(RuntimeState::kUninitialized);
+  const bool was_running = SwitchMarkersOffFromAny() == RuntimeState::kRunning;
   __atomic_store_n(&td_markers_off, 1, __ATOMIC_RELAXED);
-  if (replay_ != nullptr) {
-    const std::unique_ptr<RunData> recording = std::move(replay_);
+  // A replay is set up under the start-up lock: a start-up still running on
+  // another thread finishes first (bounded, as finalize waits for markers).
+  std::unique_lock<std::mutex> start(start_mu_, std::defer_lock);
+  for (int attempt = 0; attempt < 10000 && !start.try_lock(); ++attempt) usleep(100);
+  std::unique_ptr<RunData> recording = start.owns_lock() ? std::move(replay_) : nullptr;
+  if (start.owns_lock()) start.unlock();
+  if (recording != nullptr) {
     try {
       WriteTextReport(*recording);
     } catch (const std::exception& e) {

@@ -24,6 +24,11 @@ class ThreadState;  // runtime/regions/thread_state.h: only the marker entry poi
 // The calling thread's state once it has used a marker, else null.
 // constinit: no dynamic initialisation, so no TLS wrapper call on each access.
 extern constinit thread_local ThreadState* t_thread_state __attribute__((tls_model("initial-exec")));
+// Set while the calling thread is in td's slow paths (start-up, its first
+// marker, its exit): a marker of a signal handler that interrupted it there
+// returns at once, instead of waiting for a lock its own thread holds or
+// touching half-made state.
+extern constinit thread_local bool t_in_slow_path __attribute__((tls_model("initial-exec")));
 
 class Runtime {
  public:

@@ -20,7 +20,7 @@ struct NodeExplanation {
 
 // Parses a table shaped like topdown_nodes.json: {"nodes": [{"node", "meaning",
 // "to_try"}, ...]}, each a non-empty string, no node twice. `name` starts every
-// error. Never throws.
+// error. Throws nothing of its own (only std::bad_alloc, out of memory).
 absl::StatusOr<std::vector<NodeExplanation>> ParseExplanationTable(std::string_view text,
                                                                    const std::string& name);
 

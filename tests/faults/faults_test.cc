@@ -216,7 +216,7 @@ TEST(Faults, FinalizeDuringStartUpIsNeverDropped) {
   for (int i = 0; i < 60; ++i) {
     const int delay_us = (i % 20) * 25;
     const ScenarioRun run = RunFault("finalize_during_start", {"FAULT_DELAY_US=" + std::to_string(delay_us)});
-    ASSERT_EQ(run.exit_code, kExitCode) << delay_us << " us: " << run.err;
+    ASSERT_EQ(run.exit_code, kExitCode) << delay_us << " us: td_is_active() after td_finalize(): " << run.err;
     ASSERT_LE(run.reports.size(), 1u) << run.err;
     for (const nlohmann::json& report : run.reports) {
       EXPECT_EQ(FindRegion(report, "after_finalize"), nullptr) << delay_us << " us: recorded after td_finalize()";
@@ -247,15 +247,23 @@ TEST(Faults, UnloadingALibraryWithItsRegionsOpenIsSafe) {
 // program counted; the handler's own markers are recorded where they
 // interrupted the program and ignored where they interrupted td.
 TEST(Faults, MarkersInASignalHandlerNeverHangOrCorrupt) {
-  for (int i = 0; i < 10; ++i) {
-    const std::string timer_first = i % 2 == 0 ? "1" : "0";
-    const ScenarioRun run = RunFault("signal_markers", {"FAULT_TIMER_FIRST=" + timer_first, "FAULT_PAIRS=50000"});
+  for (int i = 0; i < 12; ++i) {
+    const std::string timer_first = i % 3 == 0 ? "0" : "1";
+    const std::string init_first = i % 3 == 2 ? "1" : "0";  // td_init() starts td while the timer ticks
+    const ScenarioRun run = RunFault("signal_markers", {"FAULT_TIMER_FIRST=" + timer_first,
+                                                        "FAULT_INIT_FIRST=" + init_first, "FAULT_PAIRS=50000"});
     ASSERT_EQ(run.exit_code, kExitCode) << "timer first " << timer_first << ": " << run.err;
     ASSERT_EQ(run.reports.size(), 1u) << run.err;
     const nlohmann::json* pair = FindRegion(run.reports[0], "work/pair");
     ASSERT_NE(pair, nullptr) << run.err;
     EXPECT_EQ(pair->at("threads").at(0).at("calls"), 50000);
     EXPECT_EQ(Count(run.err, "warning"), 0u) << run.err;
+    // The handler's own regions: recorded where it interrupted the program.
+    uint64_t ticks = 0;
+    for (const auto& region : run.reports[0].at("regions")) {
+      if (region.at("name") == "tick") ticks += region.at("threads").at(0).at("calls").get<uint64_t>();
+    }
+    EXPECT_GT(ticks, 0u) << "no tick recorded: " << run.err;
   }
 }
 
