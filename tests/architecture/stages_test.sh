@@ -78,6 +78,21 @@ make_tree
 sed -i 's/^set(TD_LAYER_USES_machine base)/set(TD_LAYER_USES_machine base driver)/' "$work/runtime/layers.cmake"
 expect "cycle in the table" "uses itself through a cycle"
 
+# Include lines written otherwise, and files deeper or of other kinds.
+make_tree
+printf '#if 1\n#  include "runtime/driver/driver.h"\n#endif\n' >> "$work/runtime/base/base.h"
+expect "an indented include" "runtime/base/base.h includes from driver/, which base/ does not use"
+
+make_tree
+echo '#include <runtime/report/report.h>' >> "$work/runtime/uarch/uarch.h"
+expect "an angle-bracket include" "runtime/uarch/uarch.h includes from report/, which uarch/ does not use"
+
+make_tree
+mkdir -p "$work/runtime/counters/detail"
+echo '#include "runtime/driver/driver.h"' > "$work/runtime/counters/detail/inner.c"
+expect "a C file one folder down" \
+  "runtime/counters/detail/inner.c includes from driver/, which counters/ does not use"
+
 # tools/ and bindings/
 make_tree
 echo '#include "tools/td/cli.h"' >> "$work/runtime/driver/driver.h"
