@@ -56,6 +56,19 @@ instructions() {
   sed -n 's/^summary: \([0-9]*\).*/\1/p' "$out" | head -n 1
 }
 
+# The budgets are for the forms they name: the software group counted and
+# read on the fast form with the TSC clock. A run that took another (counters
+# refused, another clock) would be cheaper and pass for the wrong reason.
+mkdir -p "$work/form"
+TD_OUTPUT=none TD_QUIET=1 TD_OUTPUT_DIR="$work/form" "$callgrind_pairs" 10 >/dev/null 2>&1
+recording=$(ls "$work"/form/td-*.json 2>/dev/null | head -n 1)
+for expected in '"name": "perf_event"' '"marker_clock": "tsc"' '"counters_measured": true'; do
+  if [ -z "$recording" ] || ! grep -qF "$expected" "$recording"; then
+    echo "FAIL: the pairs did not run on the form the budgets are for: the recording lacks $expected"
+    exit 1
+  fi
+done
+
 failed=0
 for i in "${!budgets[@]}"; do
   IFS='|' read -r name budget <<<"${budgets[$i]}"
