@@ -28,6 +28,7 @@ ThreadState* RecordingThreadSlow() {
       td::t_in_slow_path) {  // a signal handler's marker that interrupted td's slow path
     return nullptr;
   }
+  const td::InSlowPath marked;
   ThreadState* thread = Runtime::Get().ThisThreadSlow();
   return thread != nullptr && td::MarkerEntered(thread) ? thread : nullptr;
 }
@@ -180,7 +181,11 @@ void td_region_sample(const char* name, unsigned every) {
   }
 }
 
-void td_init(void) { Runtime::Get().EnsureStarted(); }
+void td_init(void) {
+  if (td::t_in_slow_path) return;  // called from a signal handler that interrupted td's start-up
+  const td::InSlowPath marked;
+  Runtime::Get().EnsureStarted();
+}
 
 void td_finalize(void) { Runtime::Get().Finalize(); }
 

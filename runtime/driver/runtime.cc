@@ -51,22 +51,6 @@ namespace td {
 constinit thread_local ThreadState* t_thread_state __attribute__((tls_model("initial-exec"))) = nullptr;
 constinit thread_local bool t_in_slow_path __attribute__((tls_model("initial-exec"))) = false;
 
-namespace {
-// Marks the calling thread as inside td's slow path while alive (nested
-// marks leave it marked until the outermost ends).
-class InSlowPath {
- public:
-  InSlowPath() : outermost_(!t_in_slow_path) { t_in_slow_path = true; }
-  ~InSlowPath() {
-    if (outermost_) t_in_slow_path = false;
-  }
-  InSlowPath(const InSlowPath&) = delete;
-  InSlowPath& operator=(const InSlowPath&) = delete;
-
- private:
-  bool outermost_;
-};
-}  // namespace
 
 namespace {
 

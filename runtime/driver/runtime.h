@@ -30,6 +30,23 @@ extern constinit thread_local ThreadState* t_thread_state __attribute__((tls_mod
 // touching half-made state.
 extern constinit thread_local bool t_in_slow_path __attribute__((tls_model("initial-exec")));
 
+// Marks the calling thread as in td's slow path while alive; nested marks
+// leave it marked until the outermost ends. Set before anything of td's is
+// first made (Runtime::Get's instance included): a handler's marker that
+// re-entered such a function-local initialisation would abort.
+class InSlowPath {
+ public:
+  InSlowPath() : outermost_(!t_in_slow_path) { t_in_slow_path = true; }
+  ~InSlowPath() {
+    if (outermost_) t_in_slow_path = false;
+  }
+  InSlowPath(const InSlowPath&) = delete;
+  InSlowPath& operator=(const InSlowPath&) = delete;
+
+ private:
+  bool outermost_;
+};
+
 class Runtime {
  public:
   static Runtime& Get();
