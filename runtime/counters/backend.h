@@ -95,6 +95,12 @@ class ThreadCounters {
   // that read inline (ReadSoleUserGroup); they call Read() when it cannot
   // serve. Null otherwise. Lives as long as these counters.
   virtual SoleUserRead* SoleUserGroup() { return nullptr; }
+  // After the markers' own read of SoleKernelRead's descriptor went wrong
+  // (`got`: bytes, or -errno): true when the program closed or reused that
+  // descriptor, which is then never read again (Lost() says so).
+  virtual bool SoleDescriptorLost(ssize_t /*got*/) { return false; }
+  // The first descriptor the program took from td, one line; empty if none.
+  virtual std::string Lost() const { return ""; }
   // Groups that could not be opened on this thread (their words stay 0, so
   // they read as "not measured"), one line; empty when all opened.
   virtual std::string Unopened() const { return ""; }

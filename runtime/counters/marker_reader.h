@@ -24,12 +24,17 @@ namespace td {
 
 class MarkerReader {
  public:
+  // Every snapshot buffer Read/ReadSoleGroup may be given has this many
+  // words of room after the layout's words (ReadSoleGroup).
+  static constexpr size_t kSlackWords = 1;
+
   // Takes the thread's counters (null: none) and finds which form reads them.
   void Use(std::unique_ptr<ThreadCounters> counters) {
     counters_ = std::move(counters);
     size_t bytes = 0;
     sole_read_fd_ = counters_ != nullptr ? counters_->SoleKernelRead(&bytes) : -1;
     sole_read_bytes_ = static_cast<ssize_t>(bytes);
+    sole_read_request_ = sole_read_bytes_ + static_cast<ssize_t>(kSlackWords * sizeof(uint64_t));
     sole_user_ = counters_ != nullptr && sole_read_fd_ < 0 ? counters_->SoleUserGroup() : nullptr;
     general_read_ = counters_ != nullptr;
   }
@@ -55,11 +60,26 @@ class MarkerReader {
   SoleUserRead* sole_user() const { return sole_user_; }
   uint64_t failures() const { return read_failures_; }
 
-  // The software form's read.
-  void ReadSoleGroup(uint64_t* snapshot) {
-    if (__builtin_expect(ReadSyscall(sole_read_fd_, snapshot, sole_read_bytes_) != sole_read_bytes_, 0)) {
-      ++read_failures_;
-    }
+  // The software form's read. It asks for one word more than the group's
+  // block (kSlackWords: the buffer has room for it): the kernel gives a
+  // group exactly its block, while a file the program opened on a number
+  // that was td's gives every byte asked for. So the one size check that
+  // was there anyway also catches a reused descriptor, at no cost.
+  // False when the read went wrong: the caller then calls SoleReadFailed()
+  // (the marker forms as a tail call, so that the common case keeps nothing
+  // across a call and needs no stack frame).
+  __attribute__((always_inline)) bool ReadSoleGroup(uint64_t* snapshot) {
+    const ssize_t got = ReadSyscall(sole_read_fd_, snapshot, sole_read_request_);
+    if (__builtin_expect(got == sole_read_bytes_, 1)) return true;
+    failed_read_ = got;
+    return false;
+  }
+  // After ReadSoleGroup failed: counted, and a descriptor the program took
+  // is given up (reads of -1 fail from then on, touching nothing of the
+  // program's).
+  __attribute__((noinline, cold)) void SoleReadFailed() {
+    ++read_failures_;
+    if (counters_ != nullptr && sole_read_fd_ >= 0 && counters_->SoleDescriptorLost(failed_read_)) sole_read_fd_ = -1;
   }
   // The user-read form's read of the whole group. Where the copied pages
   // cannot serve (a page forbids a user read now, or the kernel updated one
@@ -91,7 +111,7 @@ class MarkerReader {
   // or after Forget.
   void Read(uint64_t* snapshot) {
     if (sole_read_fd_ >= 0) {
-      ReadSoleGroup(snapshot);
+      if (!ReadSoleGroup(snapshot)) SoleReadFailed();
     } else if (sole_user_ != nullptr) {
       ReadSoleUser(snapshot);
     } else if (general_read_ && !counters_->Read(snapshot)) {
@@ -108,6 +128,8 @@ class MarkerReader {
   std::unique_ptr<ThreadCounters> counters_;
   int sole_read_fd_ = -1;  // ThreadCounters::SoleKernelRead
   ssize_t sole_read_bytes_ = 0;
+  ssize_t sole_read_request_ = 0;
+  ssize_t failed_read_ = 0;  // what the last failed ReadSoleGroup got
   SoleUserRead* sole_user_ = nullptr;  // ThreadCounters::SoleUserGroup
   bool general_read_ = false;          // counters_ set and not forgotten
   uint64_t read_failures_ = 0;

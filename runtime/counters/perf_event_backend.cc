@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "runtime/counters/availability.h"
+#include "runtime/counters/descriptor_guard.h"
 #include "runtime/counters/event_spec.h"
 #include "runtime/counters/rdpmc_group.h"
 #include "runtime/counters/sole_user_read.h"
@@ -84,9 +85,11 @@ struct TimeCopy {
 
 // One opened group: read() into the snapshot, or through its mmap pages.
 struct OpenedGroup {
-  int leader_fd = -1;
+  int leader_fd = -1;      // -1 once the program closed or reused it
+  uint64_t leader_id = 0;  // the kernel's id of the leader's event
   size_t word_offset = 0;
   size_t bytes = 0;
+  uint64_t members = 0;  // the block's first word
   std::unique_ptr<RdpmcGroupReader> user;  // null: read()
 };
 
@@ -97,10 +100,13 @@ class PerfThreadCounters final : public ThreadCounters {
       : groups_(std::move(groups)),
         time_copies_(std::move(time_copies)),
         all_fds_(std::move(all_fds)),
+        all_ids_(all_fds_.size()),
         pages_(std::move(pages)),
         unmap_page_(unmap_page),
         unopened_(std::move(unopened)) {
     offers_sole_user_read_ = DescribeSoleUserRead(&sole_user_read_);
+    std::transform(all_fds_.begin(), all_fds_.end(), all_ids_.begin(), &PerfEventId);
+    for (OpenedGroup& g : groups_) g.leader_id = PerfEventId(g.leader_fd);
   }
   ~PerfThreadCounters() override {
     for (void* page : pages_) {
@@ -110,18 +116,14 @@ class PerfThreadCounters final : public ThreadCounters {
         munmap(page, PageBytes());
       }
     }
-    for (int fd : all_fds_) close(fd);
+    for (size_t i = 0; i < all_fds_.size(); ++i) CloseIfStillOurs(all_fds_[i], all_ids_[i]);
   }
 
   // One read() per group straight into the snapshot, or rdpmc per member.
   bool Read(uint64_t* snapshot) override {
     bool ok = true;
     for (OpenedGroup& g : groups_) {
-      if (g.user != nullptr) {
-        ok &= g.user->Read(snapshot + g.word_offset);
-      } else {
-        ok &= read(g.leader_fd, snapshot + g.word_offset, g.bytes) == static_cast<ssize_t>(g.bytes);
-      }
+      ok &= g.user != nullptr ? g.user->Read(snapshot + g.word_offset) : ReadGroup(g, snapshot + g.word_offset);
     }
     CopyTimes(snapshot);
     return ok;
@@ -130,9 +132,7 @@ class PerfThreadCounters final : public ThreadCounters {
   // whichever thread asks; rdpmc would read the asking thread's CPU.
   bool ReadFromAnotherThread(uint64_t* snapshot) override {
     bool ok = true;
-    for (const OpenedGroup& g : groups_) {
-      ok &= read(g.leader_fd, snapshot + g.word_offset, g.bytes) == static_cast<ssize_t>(g.bytes);
-    }
+    for (OpenedGroup& g : groups_) ok &= ReadGroup(g, snapshot + g.word_offset);
     CopyTimes(snapshot);
     return ok;
   }
@@ -144,6 +144,10 @@ class PerfThreadCounters final : public ThreadCounters {
     return groups_[0].leader_fd;
   }
   SoleUserRead* SoleUserGroup() override { return offers_sole_user_read_ ? &sole_user_read_ : nullptr; }
+  bool SoleDescriptorLost(ssize_t got) override {
+    return groups_.size() == 1 && groups_[0].leader_fd >= 0 && GiveUpIfLost(groups_[0], got);
+  }
+  std::string Lost() const override { return lost_; }
   std::string Unopened() const override { return unopened_; }
   size_t mapped_groups() const override {
     return std::count_if(groups_.begin(), groups_.end(), [](const OpenedGroup& g) { return g.user != nullptr; });
@@ -160,6 +164,25 @@ class PerfThreadCounters final : public ThreadCounters {
   }
 
  private:
+  // One group's read(), checked: the block must be the whole group's, its
+  // count of members first. A descriptor no longer td's is never read again.
+  bool ReadGroup(OpenedGroup& g, uint64_t* block) {
+    const ssize_t got = read(g.leader_fd, block, g.bytes);
+    if (__builtin_expect(got == static_cast<ssize_t>(g.bytes) && block[0] == g.members, 1)) return true;
+    if (g.leader_fd >= 0) GiveUpIfLost(g, got);
+    return false;
+  }
+  __attribute__((noinline, cold)) bool GiveUpIfLost(OpenedGroup& g, ssize_t got) {
+    if (!DescriptorLost(g.leader_fd, g.leader_id, got)) return false;
+    if (lost_.empty()) {
+      lost_ = absl::StrFormat("counter descriptor %d was closed or reused by the program; this thread's counts "
+                              "stopped there",
+                              g.leader_fd);
+    }
+    g.leader_fd = -1;
+    return true;
+  }
+
   // A derived task-clock block as read() of a one-event group would give it:
   // never multiplexed (running = enabled), its value the time itself. A
   // source group that did not open leaves it 0: not measured.
@@ -204,6 +227,8 @@ class PerfThreadCounters final : public ThreadCounters {
   std::vector<OpenedGroup> groups_;
   std::vector<TimeCopy> time_copies_;
   std::vector<int> all_fds_;
+  std::vector<uint64_t> all_ids_;  // per descriptor, its event's id when opened
+  std::string lost_;               // the first descriptor given up, said once
   std::vector<void*> pages_;
   void (*unmap_page_)(void*);
   std::string unopened_;
@@ -267,6 +292,7 @@ class PerfEventBackend final : public CounterBackend {
       g.leader_fd = fds.front();
       g.word_offset = group.word_offset;
       g.bytes = (CounterLayout::kHeaderWords + group.num_events) * sizeof(uint64_t);
+      g.members = group.num_events;
       if (WantsUserReads(group)) g.user = MapForUserReads(group, fds, &pages);
       opened.push_back(std::move(g));
       all.insert(all.end(), fds.begin(), fds.end());
@@ -294,7 +320,7 @@ class PerfEventBackend final : public CounterBackend {
         PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
     if (event.system_wide()) {
       // Memory controllers count the socket; they take no privilege filters.
-      return open_fn_(&attr, -1, event.cpu, leader, PERF_FLAG_FD_CLOEXEC);
+      return MoveAboveProgramDescriptors(open_fn_(&attr, -1, event.cpu, leader, PERF_FLAG_FD_CLOEXEC));
     }
     attr.exclude_hv = 1;
     int fd = open_fn_(&attr, 0, -1, leader, PERF_FLAG_FD_CLOEXEC);
@@ -303,7 +329,7 @@ class PerfEventBackend final : public CounterBackend {
       attr.exclude_kernel = 1;
       fd = open_fn_(&attr, 0, -1, leader, PERF_FLAG_FD_CLOEXEC);
     }
-    return fd;
+    return MoveAboveProgramDescriptors(fd);
   }
 
   // Each derived task-clock copies its named group's time enabled; where that

@@ -369,9 +369,17 @@ void Runtime::AfterForkInChild() {
   std::lock_guard<std::mutex> lock(runtime.threads_mu_);
   // The child has only the forking thread. The parent writes its own data;
   // the child keeps only what happens from now on, with counters of its own.
+  // The other threads' states stay as fork() found them, never touched again:
+  // a thread may have been inside a marker, its vectors half grown, and
+  // freeing them here is what crashed children. What they hold is the
+  // parent's copy-on-write memory and close-on-exec counter descriptors.
   std::unique_ptr<ThreadState> self;
   for (auto& thread : runtime.threads_) {
-    if (thread.get() == t_thread_state) self = std::move(thread);
+    if (thread.get() == t_thread_state) {
+      self = std::move(thread);
+    } else {
+      static_cast<void>(thread.release());
+    }
   }
   runtime.threads_.clear();
   ClearDiagnostics();
@@ -545,6 +553,12 @@ RunData Runtime::Collect(const std::vector<ThreadState*>& quiet_threads) {
   std::vector<ThreadRecord> records;
   records.reserve(quiet_threads.size());
   for (const ThreadState* thread : quiet_threads) records.push_back(thread->Record());
+  // Said once per run: the first thread whose descriptor the program took.
+  for (const ThreadRecord& record : records) {
+    if (record.counters_lost.empty()) continue;
+    ReportProblem(Severity::kWarning, absl::StrFormat("thread %d: %s", record.index, record.counters_lost));
+    break;
+  }
   data.sample_every = SampleEvery();  // before merging: regions record where theirs differs
   MergeThreads(records, regions_.AllNames(), &data, regions_.AllParameters());
   // A thread left out (still inside a marker) keeps its entry, so thread

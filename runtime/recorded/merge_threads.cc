@@ -55,7 +55,8 @@ void MergeThreads(const std::vector<ThreadRecord>& threads,
     info.counters_measured = thread->counters_measured;
     info.counters_error = thread->counters_error;
     if (thread->read_failures != 0) {
-      info.counters_error = std::to_string(thread->read_failures) + " counter reads failed";
+      const std::string failed = std::to_string(thread->read_failures) + " counter reads failed";
+      info.counters_error = thread->counters_lost.empty() ? failed : thread->counters_lost + " (" + failed + ")";
     }
     data->threads.push_back(info);
 

@@ -49,7 +49,7 @@ inline void ThreadState::BeginImpl(uint32_t region, const td_site* site) {
     SetFrameKey(&frame, OrdinaryKey<kPath>(region));
     // Counters first, clock last: td's own reads stay outside the region.
     if constexpr (kPath == Path::kSyscall) {
-      reader_.ReadSoleGroup(FrameStart(depth));
+      if (__builtin_expect(!reader_.ReadSoleGroup(FrameStart(depth)), 0)) return SoleReadFailedInBegin<kLeave>();
       frame.start_ticks = TscTicks();
     } else if constexpr (kPath == Path::kUser) {
       if constexpr (kMembers == 0) {
@@ -92,7 +92,7 @@ inline void ThreadState::EndImpl(uint32_t region, const td_site* site) {
     ReadCounters(scratch_.data());
     AddFewDeltas(NodeInclusive(frame.node), BegunSnapshot(d), scratch_.data(), words_);
   } else if constexpr (kPath == Path::kSyscall) {
-    reader_.ReadSoleGroup(scratch_.data());
+    if (__builtin_expect(!reader_.ReadSoleGroup(scratch_.data()), 0)) return SoleReadFailedInEnd<kLeave>();
     // Word 0 of a snapshot of one group is a count of events, or a derived
     // task-clock's 1: its delta is always 0.
     AddFewDeltas(NodeInclusive(frame.node) + 1, FrameStart(d) + 1, scratch_.data() + 1, words_ - 1);
@@ -204,6 +204,19 @@ void ThreadState::ReadBegunFrameAgain() {
   const size_t d = depth_ - 1;
   reader_.ReadSoleUserInline(FrameStart(d));
   frames_[d].start_ticks = TscTicks();
+  if constexpr (kLeave) Leave();
+}
+
+template <bool kLeave>
+void ThreadState::SoleReadFailedInBegin() {
+  reader_.SoleReadFailed();
+  frames_[depth_ - 1].start_ticks = TscTicks();
+  if constexpr (kLeave) Leave();
+}
+
+template <bool kLeave>
+void ThreadState::SoleReadFailedInEnd() {
+  reader_.SoleReadFailed();  // the thread's counts now read as not measured: no deltas to add
   if constexpr (kLeave) Leave();
 }
 

@@ -23,6 +23,7 @@ struct ThreadRecord {
   bool counters_measured = false;
   std::string counters_error;  // why not, where they were not
   uint64_t read_failures = 0;
+  std::string counters_lost;  // the program closed or reused a counter descriptor
   size_t words = 0;            // snapshot words per node
   const std::vector<NodeStats>* nodes = nullptr;  // node 0 is the thread itself
   // The nodes' reported values (ThreadState::ComputeTotals), worked out when

@@ -53,8 +53,10 @@ void ThreadState::ResetStorage(size_t words) {
   node_words_.assign(2 * words_, 0);
   frames_.assign(kInitialDepth, Frame{});  // no flag of an earlier frame survives
   UpdateLimits();
-  frame_words_.assign(kInitialDepth * words_, 0);
-  scratch_.assign(words_, 0);
+  // The reader's slack word: the deepest frame's start and the scratch may
+  // each take one word more than a snapshot.
+  frame_words_.assign(kInitialDepth * words_ + MarkerReader::kSlackWords, 0);
+  scratch_.assign(words_ + MarkerReader::kSlackWords, 0);
   top_node_ = 0;
 }
 
@@ -62,7 +64,7 @@ void ThreadState::Grow(uint32_t region) {
   if (region >= regions_.size()) regions_.resize(std::max<size_t>(size_t{region} + 1, 2 * regions_.size()));
   if (depth_ == frames_.size()) {
     frames_.resize(2 * frames_.size());
-    frame_words_.resize(frames_.size() * words_, 0);
+    frame_words_.resize(frames_.size() * words_ + MarkerReader::kSlackWords, 0);
   }
   UpdateLimits();
 }
@@ -206,6 +208,7 @@ ThreadRecord ThreadState::Record() const {
   record.openmp_thread = openmp_thread_;
   record.counters_measured = counters_measured();
   record.counters_error = counters_error_;
+  if (reader_.counters() != nullptr) record.counters_lost = reader_.counters()->Lost();
   record.read_failures = read_failures();
   record.words = words_;
   record.nodes = &nodes_;
@@ -350,7 +353,7 @@ bool ThreadState::ResetRegion(uint32_t region) {
       now = Now();
       restarted = true;
     }
-    std::copy(scratch_.begin(), scratch_.end(), FrameStart(d));
+    std::copy_n(scratch_.begin(), words_, FrameStart(d));
     frame.start_ticks = now;
     frame.measured = true;  // its first call from here: measured, as a first call is
     NodeStats& stats = nodes_[frame.node];

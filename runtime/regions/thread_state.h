@@ -287,6 +287,12 @@ class ThreadState {
   __attribute__((noinline)) void ReadBegunFrameAgain();
   template <bool kLeave>
   __attribute__((noinline)) void AddEndedFrameSlowly();
+  // The software form's cold ends, the same way: its read went wrong
+  // (MarkerReader::SoleReadFailed), for the frame just opened or closed.
+  template <bool kLeave>
+  __attribute__((noinline)) void SoleReadFailedInBegin();
+  template <bool kLeave>
+  __attribute__((noinline)) void SoleReadFailedInEnd();
   // Whichever read the counters have (MarkerReader::Read).
   void ReadCounters(uint64_t* snapshot) { reader_.Read(snapshot); }
   // Word i of a node's raw inclusive values, `raw`.

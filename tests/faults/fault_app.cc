@@ -300,6 +300,79 @@ int ForkThen(const std::string& how) {
   return kExitCode;
 }
 
+// fork() again and again while two threads record (their per-thread vectors
+// grow under their markers): every child records a region of its own and
+// exits by exit(), so td writes its file; the parent prints how many
+// children exited with their own status.
+int ForkWhileThreadsRecord() {
+  std::vector<pthread_t> threads(2);
+  for (size_t w = 0; w < threads.size(); ++w) {
+    pthread_create(&threads[w], nullptr, &RecordUntilStopped, reinterpret_cast<void*>(w));
+  }
+  while (g_pairs.load() < 200) usleep(100);
+  const int forks = EnvInt("FAULT_FORKS", 20);
+  int kept = 0;
+  for (int i = 0; i < forks; ++i) {
+    const pid_t child = fork();
+    if (child == 0) {
+      TD_REGION_BEGIN("in_child");
+      Work(1000);
+      TD_REGION_END("in_child");
+      std::exit(kExitCode + 1);
+    }
+    int status = 0;
+    if (child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+        WEXITSTATUS(status) == kExitCode + 1) {
+      ++kept;
+    }
+  }
+  g_stop = true;
+  for (pthread_t thread : threads) pthread_join(thread, nullptr);
+  std::printf("children kept their status: %d of %d\n", kept, forks);
+  return kExitCode;
+}
+
+// Closes every descriptor from 3 to 1023 once td's counters are open, then
+// opens a file of its own, once or (FAULT_FILL=1) on every free number, td's
+// old numbers among them, and records on. The program's offsets must stay
+// where it left them; the files it reads are its own.
+int ReuseClosedDescriptors() {
+  // FAULT_NOFILE: too low a limit for td to move its descriptors up, so the
+  // program's file gets td's very number.
+  if (const int limit = EnvInt("FAULT_NOFILE", 0); limit > 0) {
+    const rlimit low{static_cast<rlim_t>(limit), static_cast<rlim_t>(limit)};
+    setrlimit(RLIMIT_NOFILE, &low);
+  }
+  const char* data = "fault_app_data.txt";
+  if (FILE* f = std::fopen(data, "w")) {
+    std::fputs("the program's own bytes, which td must neither read nor move\n", f);
+    std::fclose(f);
+  }
+  TD_REGION_BEGIN("before_closing");
+  Work(1000);
+  TD_REGION_END("before_closing");
+  for (int fd = 3; fd < 1024; ++fd) close(fd);
+  const int wanted = EnvInt("FAULT_FILL", 0) != 0 ? 1021 : 1;
+  std::vector<int> fds;
+  for (int i = 0; i < wanted; ++i) {
+    const int fd = open(data, O_RDONLY);
+    if (fd < 0) break;
+    fds.push_back(fd);
+  }
+  for (int i = 0; i < 100; ++i) {
+    TD_REGION_BEGIN("after_closing");
+    Work(100);
+    TD_REGION_END("after_closing");
+  }
+  int moved = 0;
+  for (int fd : fds) moved += lseek(fd, 0, SEEK_CUR) != 0;
+  char first[8] = {};
+  const bool intact = !fds.empty() && read(fds.back(), first, 7) == 7 && std::strcmp(first, "the pro") == 0;
+  for (int fd : fds) close(fd);
+  std::printf("descriptors %zu, offsets moved %d, content %s\n", fds.size(), moved, intact ? "intact" : "changed");
+  return kExitCode;
+}
+
 // Killed by a signal while a region is open.
 int Signal(int signal_number) {
   TD_REGION_BEGIN("done");
@@ -455,6 +528,8 @@ int main(int argc, char** argv) {
   if (scenario == "fork_exit") return ForkThen("exit");
   if (scenario == "fork__exit") return ForkThen("_exit");
   if (scenario == "fork_exec") return ForkThen("exec");
+  if (scenario == "fork_while_recording") return ForkWhileThreadsRecord();
+  if (scenario == "reuse_closed_fds") return ReuseClosedDescriptors();
   if (scenario == "sigterm") return Signal(SIGTERM);
   if (scenario == "sigint") return Signal(SIGINT);
   if (scenario == "traced_pairs") return ManyTracedPairs();
