@@ -122,7 +122,22 @@ stage_fuzz() {
       note[fuzz]="see $logs/fuzz-$t.log"
       tail -n 40 "$logs/fuzz-$t.log"
     fi
-    rm -rf "$corpus"
+    # Large inputs, run once each: they reach the paths whose cost grows
+    # with size, which mutation from small seeds never does in a short run;
+    # -timeout fails one that takes far longer than a linear reader would.
+    local large
+    large=$(mktemp -d)
+    python3 tests/fuzz/large_seeds.py "$t" "$large"
+    if ./build-asan/tests/fuzz/td_"$t"_fuzzer -timeout=30 -rss_limit_mb=4096 "$large"/* \
+        >"$logs/fuzz-$t-large.log" 2>&1; then
+      ok=$((ok + 1))
+      echo "fuzz $t, large inputs: $(ls "$large" | wc -l) run"
+    else
+      bad=$((bad + 1))
+      note[fuzz]="see $logs/fuzz-$t-large.log"
+      tail -n 40 "$logs/fuzz-$t-large.log"
+    fi
+    rm -rf "$corpus" "$large"
   done
   ran[fuzz]=$((ok + bad))
   passed[fuzz]=$ok

@@ -136,6 +136,7 @@ ConfigReading ReadConfig(const EnvLookup& env) {
             &config.trace_memory_mb, errors);
   ReadCount(env, "TD_REPORT_REGIONS", 0, size_t{1} << 40, "a number of regions (0: all)", &config.report_regions,
             errors);
+  ReadCount(env, "TD_MAX_NAMES", 16, size_t{1} << 30, "a number of distinct region names", &config.max_names, errors);
   if (const char* raw = env("TD_UARCH")) config.uarch = raw;
   if (const char* raw = env("TD_METRICS_DIR")) config.metrics_dir = raw;
   if (const char* raw = env("NO_COLOR")) config.no_color = *raw != '\0';
@@ -323,6 +324,10 @@ const std::vector<Setting>& Settings() {
        "`replay:FILE` measures nothing and, at exit, reports the recorded run FILE through the same analysis (a "
        "run recorded on a machine with a PMU, re-analysed anywhere)"},
       {"TD_QUIET", "boolean", "0", "no notices on stderr (warnings and errors still print)"},
+      {"TD_MAX_NAMES", "16 … 1073741824", "100000",
+       "distinct region names (parameter values included) td keeps; the names after that are recorded together as "
+       "one region, `(names beyond TD_MAX_NAMES)`, said once. Each name costs about 1 KB across the run and its "
+       "report, so the bound keeps a program that makes a name per item from filling memory"},
       {"TD_REPORT_REGIONS", "a number; `0` = all", "30",
        "the text report shows this many regions, those with the longest inclusive wall time and what contains "
        "them, and one line for the rest (also `td report`; `td report --all` shows every region); per-thread rows "

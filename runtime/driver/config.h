@@ -68,6 +68,7 @@ struct Config {
   size_t trace_events = 16384;    // TD_TRACE_EVENTS: ring capacity per thread
   size_t trace_memory_mb = 512;   // TD_TRACE_MEMORY: all threads' rings together, MiB
   size_t report_regions = 30;     // TD_REPORT_REGIONS: regions the text report shows; 0 = all
+  size_t max_names = 100000;      // TD_MAX_NAMES: distinct region names kept; the rest share one
   bool signals = false;           // TD_SIGNALS: write reports on SIGTERM/SIGINT/SIGHUP/SIGQUIT
   std::string uarch;              // TD_UARCH: "" = identify the CPU
   std::string metrics_dir;        // TD_METRICS_DIR: "" = the built-in definitions

@@ -132,6 +132,7 @@ void Runtime::Start() {
   }
   CheckDefinitionSettings();
   TraceRing::SetMemoryLimit(config_.trace_memory_mb << 20);
+  regions_.SetMaxNames(config_.max_names);
   if (config_.backend == BackendChoice::kReplay && StartReplay()) return;
   Availability availability;
   if (config_.backend == BackendChoice::kNone) {
@@ -553,6 +554,12 @@ RunData Runtime::Collect(const std::vector<ThreadState*>& quiet_threads) {
   std::vector<ThreadRecord> records;
   records.reserve(quiet_threads.size());
   for (const ThreadState* thread : quiet_threads) records.push_back(thread->Record());
+  if (regions_.bound_reached()) {
+    ReportProblem(Severity::kWarning,
+                  absl::StrFormat("more than %d distinct region names: the later ones are recorded together as "
+                                  "\"%s\" (TD_MAX_NAMES raises the bound)",
+                                  config_.max_names, RegionRegistry::kOverflowName));
+  }
   // Said once per run: the first thread whose descriptor the program took.
   for (const ThreadRecord& record : records) {
     if (record.counters_lost.empty()) continue;

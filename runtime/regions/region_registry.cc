@@ -42,6 +42,10 @@ td_site* RegionRegistry::SiteForName(std::string_view name) {
 }
 
 uint32_t RegionRegistry::IdForNameLocked(std::string_view name) {
+  if (names_.size() >= max_names_ && !ids_.contains(absl::string_view(name.data(), name.size()))) {
+    bound_reached_.store(true, std::memory_order_relaxed);
+    name = kOverflowName;  // itself one name beyond the bound
+  }
   auto [it, inserted] = ids_.try_emplace(std::string(name), static_cast<uint32_t>(names_.size()));
   if (inserted) {
     names_.emplace_back(name);
@@ -55,6 +59,11 @@ uint32_t RegionRegistry::IdForNameLocked(std::string_view name) {
 uint32_t RegionRegistry::IdForParameter(uint32_t base, long long parameter) {
   std::lock_guard<std::mutex> lock(mu_);
   const std::string name = absl::StrCat(base < names_.size() ? names_[base] : "?", "[", parameter, "]");
+  if (names_.size() >= max_names_ && !ids_.contains(absl::string_view(name.data(), name.size()))) {
+    const uint32_t overflow = IdForNameLocked(name);  // counts it, gives the shared name's id
+    entered_[overflow] = true;
+    return overflow;
+  }
   auto [it, inserted] = ids_.try_emplace(name, static_cast<uint32_t>(names_.size()));
   if (inserted) {
     names_.push_back(name);

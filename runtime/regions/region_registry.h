@@ -70,6 +70,15 @@ class RegionRegistry {
   // node needs nothing from the registry (no lock per thread and node).
   bool AnyOwnInterval() const { return any_own_interval_.load(std::memory_order_acquire); }
 
+  // At most `max` distinct names; the ones after share kOverflowName.
+  void SetMaxNames(size_t max) {
+    std::lock_guard<std::mutex> lock(mu_);
+    max_names_ = max;
+  }
+  static constexpr std::string_view kOverflowName = "(names beyond TD_MAX_NAMES)";
+  // Some name went to kOverflowName: for the one line at exit.
+  bool bound_reached() const { return bound_reached_.load(std::memory_order_relaxed); }
+
   // fork() must not leave the lock held in the child.
   void LockForFork() { mu_.lock(); }
   void UnlockAfterFork() { mu_.unlock(); }
@@ -89,6 +98,8 @@ class RegionRegistry {
   // an interval was set: its interval is fixed.
   std::vector<bool> entered_;                         // guarded by mu_, parallel to names_
   std::atomic<bool> any_own_interval_{false};
+  size_t max_names_ = SIZE_MAX;  // guarded by mu_
+  std::atomic<bool> bound_reached_{false};
   // Dynamic names' sites and the names they point to; deques never move them.
   std::deque<std::string> dynamic_names_;              // guarded by mu_
   std::deque<td_site> dynamic_sites_;                  // guarded by mu_

@@ -373,6 +373,22 @@ int ReuseClosedDescriptors() {
   return kExitCode;
 }
 
+// A name per item (FAULT_NAMES of them, dynamic), and as many values of a
+// parameterised region: the program that would fill memory with names.
+int ManyNames() {
+  const int names = EnvInt("FAULT_NAMES", 5000);
+  for (int i = 0; i < names; ++i) {
+    const std::string name = "item_" + std::to_string(i);
+    td_region_begin_name(name.c_str());
+    td_region_end_name(name.c_str());
+  }
+  for (int i = 0; i < names; ++i) {
+    TD_REGION_BEGIN_P("size", i);
+    TD_REGION_END_P("size", i);
+  }
+  return kExitCode;
+}
+
 // Killed by a signal while a region is open.
 int Signal(int signal_number) {
   TD_REGION_BEGIN("done");
@@ -530,6 +546,7 @@ int main(int argc, char** argv) {
   if (scenario == "fork_exec") return ForkThen("exec");
   if (scenario == "fork_while_recording") return ForkWhileThreadsRecord();
   if (scenario == "reuse_closed_fds") return ReuseClosedDescriptors();
+  if (scenario == "many_names") return ManyNames();
   if (scenario == "sigterm") return Signal(SIGTERM);
   if (scenario == "sigint") return Signal(SIGINT);
   if (scenario == "traced_pairs") return ManyTracedPairs();

@@ -323,6 +323,22 @@ TEST(Faults, AProgramThatClosesTdsDescriptorsKeepsItsFilesAndTdSaysSoOnce) {
   }
 }
 
+TEST(Faults, NamesBeyondTheBoundShareOneRegionAndAreSaidOnce) {
+  // 5,000 dynamic names and 5,000 parameter values under a bound of 1,000.
+  const ScenarioRun run = RunFault("many_names", {"TD_MAX_NAMES=1000", "FAULT_NAMES=5000"});
+  ASSERT_EQ(run.exit_code, kExitCode) << run.err;
+  EXPECT_EQ(Count(run.err, "more than 1000 distinct region names"), 1u) << run.err;
+  ASSERT_EQ(run.reports.size(), 1u) << run.err;
+  const nlohmann::json& report = run.reports.front();
+  EXPECT_EQ(report.at("regions").size(), 1001u) << "1,000 names and the shared one";
+  const nlohmann::json* shared = FindRegion(report, "(names beyond TD_MAX_NAMES)");
+  ASSERT_NE(shared, nullptr);
+  EXPECT_EQ(SumOverThreads(*shared, "calls"), 10000 - 1000) << "every call is still counted";
+  ASSERT_NE(FindRegion(report, "item_999"), nullptr);
+  EXPECT_EQ(FindRegion(report, "item_1000"), nullptr);
+  EXPECT_EQ(FindRegion(report, "size[0]"), nullptr) << "the values came after the bound";
+}
+
 TEST(Faults, ForkedChildThatLeavesByUnderscoreExitOrExecWritesNothing) {
   for (const char* scenario : {"fork__exit", "fork_exec"}) {
     SCOPED_TRACE(scenario);
