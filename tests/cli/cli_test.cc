@@ -860,6 +860,27 @@ TEST(CliReport, CsvRowsPerRegion) {
   }
 }
 
+// Two runs of one program with other arguments, hosts or days are told apart
+// by the report's header.
+TEST(CliReport, TheHeaderSaysWhatTheRunWas) {
+  // The second and third lines of the text report of a recording in tests/data.
+  const auto identity = [](const std::string& file) {
+    const Outcome o = Td({"report", Data(file)});
+    EXPECT_EQ(o.status, 0) << o.err;
+    const std::vector<std::string> lines = LinesOf(o.out);
+    return lines.size() < 3 ? std::vector<std::string>() : std::vector<std::string>{lines[1], lines[2]};
+  };
+  // A constructed recording has no start; a run without hardware counts no key.
+  EXPECT_EQ(identity("replay_skl_matmul.json"),
+            (std::vector<std::string>{"command: ./td_matmul 1024", "on lab-skylake; td 0.1.0; key skl (TMA 5.2)"}));
+  EXPECT_EQ(identity("nopmu_matmul.json"), (std::vector<std::string>{"command: build/samples/td_matmul 200",
+                                                                     "started 2026-11-23 14:13:13 UTC on vm; td 0.1.0"}));
+  const Outcome page = Td({"report", Data("nopmu_matmul.json"), "--html", "/dev/stdout"});
+  EXPECT_TRUE(Contains(page.out, "<p class=\"identity\">command: build/samples/td_matmul 200<br>started "
+                                 "2026-11-23 14:13:13 UTC on vm; td 0.1.0</p>"))
+      << "the page says the same";
+}
+
 TEST(CliCompare, TwoRegionsOfOneRun) {
   const Outcome o = Td({"compare", Data("replay_skl_matmul.json"), "--regions", "multiply1,multiply2"});
   ASSERT_EQ(o.status, 0) << o.err;
