@@ -251,6 +251,15 @@ TEST(CliConventions, ExistingFlagsStillWork) {
   EXPECT_EQ(level.err, "td: --level takes a number from 1 (Level 1) upwards, not \"zero\"\n");
 }
 
+TEST(CliConfig, UnknownSettingsAreNamedWithTheNearest) {
+  const Outcome o = Td({"config"}, "", {"TD_OUTPT=none"});
+  EXPECT_EQ(o.status, 1);
+  EXPECT_TRUE(Contains(o.out, "\nwarning: unknown setting TD_OUTPT; did you mean TD_OUTPUT?\n")) << o.out;
+  const Outcome fine = Td({"config"}, "", {"TD_OUTPUT=none", "TD_CLI=td"});
+  EXPECT_EQ(fine.status, 0) << fine.out;
+  EXPECT_FALSE(Contains(fine.out, "unknown")) << fine.out;
+}
+
 TEST(CliFiles, UnreadableFileGivesTheSystemsReason) {
   const std::string missing = "/nonexistent-td-test/run.json";
   for (const std::string command : {"report", "recompute"}) {
