@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -472,6 +473,26 @@ TEST(CliRun, WithoutPmuTwoPassesRunOnce) {
   EXPECT_FALSE(Contains(o.err, "of 2")) << o.err;
   EXPECT_TRUE(fs::exists(dir + "/m.json"));
   fs::remove_all(dir);
+}
+
+// td run ends as the program did, as `time` does: scripts read its status.
+TEST(CliRun, ExitsWithTheProgramsStatus) {
+  const std::string dir = ScratchDir();
+  const Outcome o = Td({"run", "--passes", "1", "--out", dir + "/m.json", TD_SCENARIO_APP, "exit3"});
+  EXPECT_EQ(o.status, 3) << o.err;
+  EXPECT_TRUE(Contains(o.err, "td run: pass 1 of 1: " + std::string(TD_SCENARIO_APP) + " exited with status 3\n"))
+      << o.err;
+  EXPECT_TRUE(fs::exists(dir + "/m.json")) << "the recording of a failing program is still written";
+  EXPECT_TRUE(Contains(o.out, "inner_a")) << "and its report printed:\n" << o.out;
+  fs::remove_all(dir);
+}
+
+TEST(CliRun, AKilledProgramGives128PlusTheSignal) {
+  const Outcome o = Td({"run", "--passes", "1", "--", "sh", "-c", "kill -TERM $$"});
+  EXPECT_EQ(o.status, 128 + SIGTERM) << o.err;
+  EXPECT_TRUE(Contains(o.err, "td run: pass 1 of 1: sh was killed by signal 15 and wrote no td report\n")) << o.err;
+  const Outcome exited = Td({"run", "--passes", "1", "--", "sh", "-c", "exit 7"});
+  EXPECT_EQ(exited.status, 7) << exited.err;
 }
 
 TEST(CliRun, AutomaticOutputIsNamedLikeTheRuntimesFiles) {

@@ -3,7 +3,8 @@
 //   0  done (`--help` and `--version` included), output on stdout;
 //   1  failed: a file, its contents or the machine said no — one line on stderr;
 //   2  misused: an unknown command or flag, a missing argument — one line on
-//      stderr, naming the nearest valid spelling when there is one.
+//      stderr, naming the nearest valid spelling when there is one;
+//   td run: the program's exit status (128 + N when signal N ended it).
 #ifndef TD_TOOLS_TD_CLI_H_
 #define TD_TOOLS_TD_CLI_H_
 
