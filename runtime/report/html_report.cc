@@ -242,7 +242,7 @@ void AppendSweeps(const RunData& data, const RunAnalysis& analysis, const std::s
 
 std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis,
                              const std::string& plot_metric) {
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
+  std::string out = absl::StrCat("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">", kTdPageMark, "\n");
   absl::StrAppendFormat(&out, "<title>td report: %s</title>\n<style>%s</style></head><body>\n",
                         HtmlEscape(data.program.name), kStyle);
   absl::StrAppendFormat(&out, "<h1>td report: %s (pid %d)</h1>\n", HtmlEscape(data.program.name),
@@ -488,7 +488,7 @@ void AppendJobTable(const JobView& view, std::string* out) {
 }  // namespace
 
 std::string FormatJobHtml(const JobView& view) {
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
+  std::string out = absl::StrCat("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">", kTdPageMark, "\n");
   std::string style = std::string(kStyle) + kJobStyle;
   for (int step = 0; step < kHeatSteps; ++step) {
     absl::StrAppendFormat(&style, ".h%d { background: %s; color: %s; }\n", step, HeatColor(step),

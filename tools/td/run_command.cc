@@ -30,6 +30,7 @@
 #include "runtime/report/report_pipeline.h"
 #include "runtime/report/text_report.h"
 #include "runtime/base/status_macros.h"
+#include "runtime/base/text_format.h"
 
 namespace td::tool {
 namespace {
@@ -209,10 +210,11 @@ absl::StatusOr<RunData> RunPass(const std::vector<std::string>& program, int k, 
 absl::StatusOr<std::vector<RunData>> RunPasses(const std::vector<std::string>& program, int passes,
                                                const std::string& preload, int* program_status) {
   // Each pass's runtime reports the settings' problems.
-  std::string scratch = ReadConfigFromEnvironment().config.tmpdir + "/td-run-XXXXXX";
-  if (mkdtemp(scratch.data()) == nullptr) {
+  const std::string tmpdir = ReadConfigFromEnvironment().config.tmpdir;
+  std::string scratch = tmpdir + "/td-run-XXXXXX";
+  if (mkdtemp(scratch.data()) == nullptr) {  // named by the folder the user chose, not mkdtemp's pattern
     return absl::FailedPreconditionError(
-        absl::StrFormat("cannot create a scratch directory %s: %s", scratch, std::strerror(errno)));
+        absl::StrFormat("cannot create a scratch directory in %s (TMPDIR): %s", tmpdir, std::strerror(errno)));
   }
   std::vector<RunData> runs;
   for (int k = 1; k <= passes; ++k) {
@@ -227,8 +229,8 @@ absl::StatusOr<std::vector<RunData>> RunPasses(const std::vector<std::string>& p
       std::filesystem::remove_all(scratch, ignored);
       return run.status();
     }
-    Say(absl::StrFormat("pass %d of %d: %zu regions, %zu counter groups", k, passes, run->regions.size(),
-                        run->layout.groups.size()));
+    Say(absl::StrFormat("pass %d of %d: %s, %s", k, passes, Counted(run->regions.size(), "region"),
+                        Counted(run->layout.groups.size(), "counter group")));
     runs.push_back(*std::move(run));
   }
   std::error_code ignored;
