@@ -184,6 +184,7 @@ RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
       target->unavailable = std::string(library.ForUarch(target->uarch).status().message());
       continue;
     }
+    target->tma_version = set->tma_version;
     AnalyzeRegions(data, *set, core_type, target);
   }
   if (!analysis.unavailable.empty()) return analysis;

@@ -14,6 +14,7 @@ namespace td {
 
 struct RunAnalysis {
   std::string uarch;        // key used; "" when none could be chosen
+  std::string tma_version;  // the TMA release of its formulas, when its definitions say ("5.2")
   std::string unavailable;  // why there is no tree (no hardware counts, unknown CPU…)
   std::string unknown_cpu;  // set when the CPU is not in the definitions ("generic" Level 1)
   std::vector<TopDownResult> regions;  // parallel to RunData::regions (inclusive counts)

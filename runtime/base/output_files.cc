@@ -154,16 +154,18 @@ std::pair<std::string, std::string> SplitPath(const std::string& path) {
   return {path.substr(0, slash + 1), path.substr(slash + 1)};
 }
 
-// What `produce` gives in a new temporary file in `dir` (with its slash); its name in *temp.
+// What `produce` gives in a new temporary file in `dir` (with its slash); its
+// name in *temp. Errors name `shown`, the file the user asked for: the
+// temporary's hidden name means nothing to them, and it is gone by then.
 absl::Status WriteTemporary(const std::string& dir, const std::string& base, ContentProducer produce,
-                            std::string* temp) {
+                            const std::string& shown, std::string* temp) {
   const int fd = CreateTemporary(dir, base, temp);
   if (fd < 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", *temp));
+    return absl::ErrnoToStatus(errno, absl::StrCat("cannot write ", shown));
   }
-  absl::Status status = WriteProduced(fd, produce, *temp);
+  absl::Status status = WriteProduced(fd, produce, shown);
   if (close(fd) != 0 && status.ok()) {
-    status = absl::ErrnoToStatus(errno, absl::StrCat("cannot write ", *temp));
+    status = absl::ErrnoToStatus(errno, absl::StrCat("cannot write ", shown));
   }
   if (!status.ok()) unlink(temp->c_str());
   return status;
@@ -172,7 +174,7 @@ absl::Status WriteTemporary(const std::string& dir, const std::string& base, Con
 absl::Status ReplaceAtomically(const std::string& path, ContentProducer content) {
   const auto [dir, base] = SplitPath(path);
   std::string temp;
-  TD_RETURN_IF_ERROR(WriteTemporary(dir, base, content, &temp));
+  TD_RETURN_IF_ERROR(WriteTemporary(dir, base, content, path, &temp));
   if (rename(temp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     unlink(temp.c_str());
@@ -257,7 +259,7 @@ absl::StatusOr<std::string> WriteNewFile(const std::string& dir, const std::stri
                                          const std::string& suffix, ContentProducer content) {
   const std::string prefix = dir.empty() ? "" : dir.back() == '/' ? dir : dir + "/";
   std::string temp;
-  TD_RETURN_IF_ERROR(WriteTemporary(prefix, stem + suffix, content, &temp));
+  TD_RETURN_IF_ERROR(WriteTemporary(prefix, stem + suffix, content, prefix + stem + suffix, &temp));
   constexpr int kNames = 1000;
   for (int n = 0; n < kNames; ++n) {
     const std::string target = prefix + (n == 0 ? stem : absl::StrFormat("%s.%d", stem, n)) + suffix;

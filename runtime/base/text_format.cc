@@ -56,6 +56,10 @@ std::string HtmlEscape(const std::string& text) {
   return out;
 }
 
+std::string Counted(size_t n, const std::string& noun) {
+  return absl::StrFormat("%zu %s%s", n, noun, n == 1 ? "" : "s");
+}
+
 size_t EditDistance(const std::string& a, const std::string& b) {
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;

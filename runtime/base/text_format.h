@@ -29,6 +29,9 @@ std::string CsvField(const std::string& raw);
 // &, <, > and " as entities; invalid UTF-8 and control bytes as \xHH (Printable).
 std::string HtmlEscape(const std::string& text);
 
+// "1 region", "2 regions": `n` and the noun (singular), plural unless n is 1.
+std::string Counted(size_t n, const std::string& noun);
+
 // Levenshtein distance, for "closest names" in error messages.
 size_t EditDistance(const std::string& a, const std::string& b);
 

@@ -1,13 +1,18 @@
 #include "runtime/driver/config.h"
 
+#include <unistd.h>  // environ
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
+#include <iterator>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "runtime/base/byte_strings.h"
+#include "runtime/base/text_format.h"
 
 namespace td {
 namespace {
@@ -17,6 +22,12 @@ TextOutput ParseTextOutput(const std::string& text) {
   if (text == "stdout") return {TextOutput::Kind::kStdout, ""};
   if (text == "none") return {TextOutput::Kind::kNone, ""};
   return {TextOutput::Kind::kFile, text};
+}
+
+std::string Uppercase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return text;
 }
 
 std::string Lowercase(std::string text) {
@@ -278,7 +289,46 @@ bool PrintsReports(const Config& config) {
 }
 
 ConfigReading ReadConfigFromEnvironment() {
-  return ReadConfig([](const char* name) -> const char* { return std::getenv(name); });
+  ConfigReading reading = ReadConfig([](const char* name) -> const char* { return std::getenv(name); });
+  std::vector<std::string> names;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const char* equals = std::strchr(*entry, '=');
+    if (std::strncmp(*entry, "TD_", 3) == 0 && equals != nullptr) names.emplace_back(*entry, equals - *entry);
+  }
+  reading.unknown = UnknownSettings(names);
+  return reading;
+}
+
+std::vector<std::string> UnknownSettings(const std::vector<std::string>& names) {
+  // TD_* names read outside this table: by the Python binding (TD_CLI, the td
+  // command td.load() runs) and by the project's own scripts and tests, which
+  // run programs linked with td in environments that hold them.
+  static const char* const kReadElsewhere[] = {"TD_CLI", "TD_FUZZ_SECONDS", "TD_FUZZ_SEED", "TD_MPI_TEST_SKIP"};
+  std::vector<std::string> known(std::begin(kReadElsewhere), std::end(kReadElsewhere));
+  for (const Setting& s : Settings()) {
+    if (std::strncmp(s.name, "TD_", 3) == 0) known.push_back(s.name);
+  }
+  std::vector<std::string> lines;
+  for (const std::string& name : names) {
+    if (name.rfind("TD_", 0) != 0 || std::find(known.begin(), known.end(), name) != known.end()) continue;
+    const std::string upper = Uppercase(name);
+    const std::string* nearest = nullptr;
+    size_t nearest_distance = 0;
+    for (const std::string& k : known) {
+      const size_t distance = EditDistance(upper, k);
+      if (nearest == nullptr || distance < nearest_distance) {
+        nearest = &k;
+        nearest_distance = distance;
+      }
+    }
+    // As td's command line suggests flags: a third of the letters wrong is
+    // still a typo (td_output counts as one, its case aside).
+    const size_t tolerated = std::max<size_t>(2, name.size() / 3);
+    lines.push_back(nearest_distance <= tolerated
+                        ? absl::StrFormat("unknown setting %s; did you mean %s?", Printable(name), *nearest)
+                        : absl::StrFormat("unknown setting %s; `td config` lists the settings", Printable(name)));
+  }
+  return lines;
 }
 
 const std::vector<Setting>& Settings() {

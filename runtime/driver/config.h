@@ -96,7 +96,16 @@ struct ConfigReading {
   // One line per value that did not parse, naming the variable, the value
   // and what is accepted; that setting kept its default.
   std::vector<std::string> problems;
+  // UnknownSettings of the environment's TD_* names (ReadConfigFromEnvironment
+  // only): a misspelled setting would otherwise be silently ignored.
+  std::vector<std::string> unknown;
 };
+
+// One line per TD_* name in `names` that is neither a setting of the table
+// below nor one that td's other parts or scripts read (the Python binding's
+// TD_CLI, say), with the nearest known name when one is near:
+// "unknown setting TD_OUTPT; did you mean TD_OUTPUT?". Other names are passed over.
+std::vector<std::string> UnknownSettings(const std::vector<std::string>& names);
 
 // Reads every variable of the table.
 ConfigReading ReadConfig(const EnvLookup& env);
@@ -105,7 +114,8 @@ ConfigReading ReadConfig(const EnvLookup& env);
 // outside MPI jobs always; in one, as TD_REPORT_RANKS says (rank 0 by default).
 bool PrintsReports(const Config& config);
 
-// ReadConfig of this process's environment: the one place td calls getenv.
+// ReadConfig of this process's environment, and its unknown TD_* names: the
+// one place td calls getenv or reads environ.
 ConfigReading ReadConfigFromEnvironment();
 
 // One row of the table: a variable, what it accepts, its default, and what

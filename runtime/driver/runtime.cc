@@ -126,6 +126,11 @@ void Runtime::Start() {
   // Warnings and errors still come from every rank.
   SetQuiet(config_.quiet || !PrintsReports(config_));
   for (auto& e : reading.problems) ReportProblem(Severity::kError, std::move(e));
+  // A misspelled setting does nothing: said once, at start, where reports are
+  // printed (one rank of an MPI job, not each; the first of td run's passes).
+  if (PrintsReports(config_) && config_.pass == 1) {
+    for (auto& u : reading.unknown) ReportProblem(Severity::kWarning, std::move(u));
+  }
   if (config_.disabled) {
     SetState(RuntimeState::kOff);
     return;

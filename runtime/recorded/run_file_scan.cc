@@ -22,6 +22,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "runtime/base/byte_strings.h"
 #include "runtime/base/json_file.h"
 #include "runtime/recorded/json_cursor.h"
@@ -372,6 +373,17 @@ absl::StatusOr<RunData> RunFromText(const std::string& text, const std::string& 
   if (std::optional<RunData> scanned = ScanRunText(text)) return *std::move(scanned);
   absl::StatusOr<nlohmann::json> j = ParseJsonText(text, path);
   if (!j.ok()) return j.status();
+  // A timeline (TD_TRACE) sits beside the recording with a similar name: say
+  // what it is and how to look at it, not which field it lacks.
+  if (j->is_object() && j->contains("traceEvents") && !j->contains("schema_version")) {
+    std::string recording;
+    if (absl::EndsWith(path, ".trace.json")) {
+      recording = "; `td report " + path.substr(0, path.size() - 11) + ".json` reports the run";
+    }
+    return absl::InvalidArgumentError(
+        path + " is a timeline (Chrome trace format), not a td recording: open it in https://ui.perfetto.dev or "
+               "chrome://tracing" + recording);
+  }
   absl::StatusOr<RunData> data = RunFromJson(*j);
   if (!data.ok()) {
     return absl::Status(data.status().code(), path + ": " + std::string(data.status().message()));

@@ -7,8 +7,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "runtime/base/byte_strings.h"
 #include "runtime/report/explanations.h"
+#include "runtime/report/run_identity.h"
 #include "runtime/analysis/software_metrics.h"
 #include "runtime/report/text_report.h"
 #include "runtime/base/text_format.h"
@@ -239,11 +242,19 @@ void AppendSweeps(const RunData& data, const RunAnalysis& analysis, const std::s
 
 std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis,
                              const std::string& plot_metric) {
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
+  std::string out = absl::StrCat("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">", kTdPageMark, "\n");
   absl::StrAppendFormat(&out, "<title>td report: %s</title>\n<style>%s</style></head><body>\n",
                         HtmlEscape(data.program.name), kStyle);
   absl::StrAppendFormat(&out, "<h1>td report: %s (pid %d)</h1>\n", HtmlEscape(data.program.name),
                         data.program.pid);
+  // The same identity as the text report's header, one line each.
+  std::vector<std::string> identity;
+  for (absl::string_view line : absl::StrSplit(RunIdentityLines(data, &analysis), '\n', absl::SkipEmpty())) {
+    identity.push_back(HtmlEscape(std::string(line)));
+  }
+  if (!identity.empty()) {
+    absl::StrAppendFormat(&out, "<p class=\"identity\">%s</p>\n", absl::StrJoin(identity, "<br>"));
+  }
   absl::StrAppendFormat(&out, "<p>%s (%s family %d model %d), %d logical CPUs; backend %s</p>\n",
                         HtmlEscape(data.machine.cpu_model_name), HtmlEscape(data.machine.cpu_vendor),
                         data.machine.cpu_family, data.machine.cpu_model, data.machine.logical_cpus,
@@ -477,7 +488,7 @@ void AppendJobTable(const JobView& view, std::string* out) {
 }  // namespace
 
 std::string FormatJobHtml(const JobView& view) {
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
+  std::string out = absl::StrCat("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">", kTdPageMark, "\n");
   std::string style = std::string(kStyle) + kJobStyle;
   for (int step = 0; step < kHeatSteps; ++step) {
     absl::StrAppendFormat(&style, ".h%d { background: %s; color: %s; }\n", step, HeatColor(step),

@@ -36,6 +36,10 @@ std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis,
 // "scale": [the ten steps' colours]} into <pre id="selftest">.
 std::string FormatJobHtml(const JobView& view);
 
+// In the <head> of every page td writes, so that `td report X.json --html`
+// knows an X.html it may replace (its own) from one it must leave alone.
+inline constexpr char kTdPageMark[] = "<meta name=\"generator\" content=\"td\">";
+
 
 }  // namespace td
 

@@ -13,6 +13,7 @@
 #include "runtime/base/text_format.h"
 #include "runtime/regions/node_stats.h"
 #include "runtime/report/counter_text.h"
+#include "runtime/report/run_identity.h"
 #include "runtime/analysis/software_metrics.h"
 #include "runtime/report/topdown_text.h"
 
@@ -296,6 +297,7 @@ std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
   absl::StrAppendFormat(&out, "td report: %s (pid %d), %d thread%s, %s measured, backend %s\n",
                         Printable(data.program.name), data.program.pid, data.threads.size(),
                         data.threads.size() == 1 ? "" : "s", HumanDuration(elapsed), Printable(data.backend));
+  out += RunIdentityLines(data, analysis);
   absl::StrAppendFormat(&out, "cpu: %s (%s family %d model %d), %d logical CPUs\n",
                         Printable(data.machine.cpu_model_name), Printable(data.machine.cpu_vendor),
                         data.machine.cpu_family, data.machine.cpu_model,

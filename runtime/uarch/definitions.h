@@ -66,6 +66,7 @@ struct MetricSet {
   std::string uarch;
   std::string libpfm_pmu;  // libpfm4's name for this core PMU, when it has one
   std::vector<std::string> families;
+  std::string tma_version;  // "5.2": the TMA release the formulas follow, when a file says
   absl::flat_hash_map<std::string, double> constants;
   std::vector<FormulaDefinition> nodes;        // file order, generic first
   std::vector<FormulaDefinition> auxiliaries;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -225,7 +226,9 @@ TEST(CliConventions, UnknownFlagIsOneLineWithTheNearest) {
        "td: unknown flag --pum for events; did you mean --pmu?\n"},
       {{"--verison"}, "td: unknown flag --verison for td; did you mean --version?\n"},
       {{"report", run, "--zzzzzz"}, "td: unknown flag --zzzzzz for report; `td report --help` lists its flags\n"},
-      {{"report", run, "--html"}, "td: --html needs a value; `td report --help` shows how\n"},
+      {{"report", run, "--json", "--csv"}, "td: --json, --csv and --html each choose the output; give one\n"},
+      {{"report", run, "--csv", "--html", "x.html"}, "td: --json, --csv and --html each choose the output; give one\n"},
+      {{"compare", run, run, "--csv", "--html", "x.html"}, "td: --csv and --html each choose the output; give one\n"},
       {{"recompute"}, "td: recompute takes one CASE.json; `td recompute --help` shows how\n"},
   };
   for (const Case& c : cases) {
@@ -249,6 +252,64 @@ TEST(CliConventions, ExistingFlagsStillWork) {
   const Outcome level = Td({"report", run, "--level", "zero"});
   EXPECT_EQ(level.status, 2);
   EXPECT_EQ(level.err, "td: --level takes a number from 1 (Level 1) upwards, not \"zero\"\n");
+}
+
+// The closing hint of td run, `td report X.json --html`, works as printed:
+// the page goes beside the recording, replacing only a page td wrote.
+TEST(CliConventions, HtmlWithoutANameGoesBesideTheInput) {
+  const std::string dir = ScratchDir();
+  fs::copy_file(Data("replay_skl_matmul.json"), dir + "/m.json");
+  const Outcome o = Td({"report", dir + "/m.json", "--html"});
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.err, "td: wrote " + dir + "/m.html\n");
+  EXPECT_TRUE(Contains(Slurp(dir + "/m.html"), "<title>td report: ")) << "not the page";
+  const Outcome again = Td({"report", "--html", "m.json"}, dir);  // before its operand, too
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(again.err, "td: wrote m.html\n") << "td's own page is replaced";
+  {
+    std::ofstream mine(dir + "/m.html");
+    mine << "<p>my notes</p>\n";
+  }
+  const Outcome beside = Td({"report", "m.json", "--html"}, dir);
+  ASSERT_EQ(beside.status, 0) << beside.err;
+  EXPECT_EQ(beside.err, "td: wrote m.1.html\n");
+  EXPECT_EQ(Slurp(dir + "/m.html"), "<p>my notes</p>\n") << "a page td did not write was replaced";
+  fs::remove_all(dir);
+}
+
+TEST(CliConventions, AnUnknownRegionFailsNamingTheNearest) {
+  const std::string run = Data("replay_skl_matmul.json");
+  const Outcome typo = Td({"report", run, "--region", "multiply3"});
+  EXPECT_EQ(typo.status, 1);
+  EXPECT_EQ(typo.out, "");
+  EXPECT_EQ(typo.err, "td: " + run + ": no region \"multiply3\"; did you mean multiply1?\n");
+  const Outcome far = Td({"report", run, "--region", "nosuch", "--json"});
+  EXPECT_EQ(far.status, 1);
+  EXPECT_EQ(far.out, "");
+  EXPECT_EQ(far.err, "td: " + run + ": no region \"nosuch\"; the nearest is multiply1\n");
+}
+
+TEST(CliFiles, ATimelineIsNamedAsOne) {
+  const std::string dir = ScratchDir();
+  {
+    std::ofstream trace(dir + "/td-app-7.trace.json");
+    trace << "{\"traceEvents\": [], \"otherData\": {}}\n";
+  }
+  const Outcome o = Td({"report", dir + "/td-app-7.trace.json"});
+  EXPECT_EQ(o.status, 1);
+  EXPECT_EQ(o.err, "td: " + dir + "/td-app-7.trace.json is a timeline (Chrome trace format), not a td recording: "
+                   "open it in https://ui.perfetto.dev or chrome://tracing; `td report " + dir +
+                   "/td-app-7.json` reports the run\n");
+  fs::remove_all(dir);
+}
+
+TEST(CliConfig, UnknownSettingsAreNamedWithTheNearest) {
+  const Outcome o = Td({"config"}, "", {"TD_OUTPT=none"});
+  EXPECT_EQ(o.status, 1);
+  EXPECT_TRUE(Contains(o.out, "\nwarning: unknown setting TD_OUTPT; did you mean TD_OUTPUT?\n")) << o.out;
+  const Outcome fine = Td({"config"}, "", {"TD_OUTPUT=none", "TD_CLI=td"});
+  EXPECT_EQ(fine.status, 0) << fine.out;
+  EXPECT_FALSE(Contains(fine.out, "unknown")) << fine.out;
 }
 
 TEST(CliFiles, UnreadableFileGivesTheSystemsReason) {
@@ -463,6 +524,35 @@ TEST(CliRun, WithoutPmuTwoPassesRunOnce) {
   EXPECT_FALSE(Contains(o.err, "of 2")) << o.err;
   EXPECT_TRUE(fs::exists(dir + "/m.json"));
   fs::remove_all(dir);
+}
+
+// td run ends as the program did, as `time` does: scripts read its status.
+TEST(CliRun, ExitsWithTheProgramsStatus) {
+  const std::string dir = ScratchDir();
+  const Outcome o = Td({"run", "--passes", "1", "--out", dir + "/m.json", TD_SCENARIO_APP, "exit3"});
+  EXPECT_EQ(o.status, 3) << o.err;
+  EXPECT_TRUE(Contains(o.err, "td run: pass 1 of 1: " + std::string(TD_SCENARIO_APP) + " exited with status 3\n"))
+      << o.err;
+  EXPECT_TRUE(fs::exists(dir + "/m.json")) << "the recording of a failing program is still written";
+  EXPECT_TRUE(Contains(o.out, "inner_a")) << "and its report printed:\n" << o.out;
+  fs::remove_all(dir);
+}
+
+TEST(CliRun, AScratchFolderThatCannotBeMadeNamesTmpdirNotAPattern) {
+  const Outcome o = Td({"run", "--passes", "1", "--", "true"}, "", {"TMPDIR=/nonexistent-td-test"});
+  EXPECT_EQ(o.status, 1);
+  EXPECT_TRUE(Contains(o.err, std::string("td run: cannot create a scratch directory in /nonexistent-td-test "
+                                          "(TMPDIR): ") + std::strerror(ENOENT) + "\n"))
+      << o.err;
+  EXPECT_FALSE(Contains(o.err, "XXXXXX")) << o.err;
+}
+
+TEST(CliRun, AKilledProgramGives128PlusTheSignal) {
+  const Outcome o = Td({"run", "--passes", "1", "--", "sh", "-c", "kill -TERM $$"});
+  EXPECT_EQ(o.status, 128 + SIGTERM) << o.err;
+  EXPECT_TRUE(Contains(o.err, "td run: pass 1 of 1: sh was killed by signal 15 and wrote no td report\n")) << o.err;
+  const Outcome exited = Td({"run", "--passes", "1", "--", "sh", "-c", "exit 7"});
+  EXPECT_EQ(exited.status, 7) << exited.err;
 }
 
 TEST(CliRun, AutomaticOutputIsNamedLikeTheRuntimesFiles) {
@@ -858,6 +948,27 @@ TEST(CliReport, CsvRowsPerRegion) {
     EXPECT_EQ(fields[4], "1") << "flagged: " << lines[row];
     EXPECT_EQ(fields[5], "1") << "critical: " << lines[row];
   }
+}
+
+// Two runs of one program with other arguments, hosts or days are told apart
+// by the report's header.
+TEST(CliReport, TheHeaderSaysWhatTheRunWas) {
+  // The second and third lines of the text report of a recording in tests/data.
+  const auto identity = [](const std::string& file) {
+    const Outcome o = Td({"report", Data(file)});
+    EXPECT_EQ(o.status, 0) << o.err;
+    const std::vector<std::string> lines = LinesOf(o.out);
+    return lines.size() < 3 ? std::vector<std::string>() : std::vector<std::string>{lines[1], lines[2]};
+  };
+  // A constructed recording has no start; a run without hardware counts no key.
+  EXPECT_EQ(identity("replay_skl_matmul.json"),
+            (std::vector<std::string>{"command: ./td_matmul 1024", "on lab-skylake; td 0.1.0; key skl (TMA 5.2)"}));
+  EXPECT_EQ(identity("nopmu_matmul.json"), (std::vector<std::string>{"command: build/samples/td_matmul 200",
+                                                                     "started 2026-11-23 14:13:13 UTC on vm; td 0.1.0"}));
+  const Outcome page = Td({"report", Data("nopmu_matmul.json"), "--html", "/dev/stdout"});
+  EXPECT_TRUE(Contains(page.out, "<p class=\"identity\">command: build/samples/td_matmul 200<br>started "
+                                 "2026-11-23 14:13:13 UTC on vm; td 0.1.0</p>"))
+      << "the page says the same";
 }
 
 TEST(CliCompare, TwoRegionsOfOneRun) {

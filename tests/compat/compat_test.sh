@@ -139,7 +139,7 @@ preload-fortran)
 td-run)
   regions=$1 hl=$2
   run "real LIKWID" "$scratch/real-likwid" 3 "$regions"
-  run "td run (LIKWID)" "$scratch/run-likwid" 0 "$td_cli" run --out "$scratch/run-likwid/likwid.json" -- "$regions"
+  run "td run (LIKWID)" "$scratch/run-likwid" 3 "$td_cli" run --out "$scratch/run-likwid/likwid.json" -- "$regions"
   in_stderr "td run (LIKWID)" "$scratch/run-likwid.stderr" "is linked with liblikwid.so"
   in_stderr "td run (LIKWID)" "$scratch/run-likwid.stderr" "exited with status 3"
   grep -q '^likwid_regions done$' "$scratch/run-likwid.stdout" || fail "td run (LIKWID): the program's output is missing"
@@ -149,7 +149,7 @@ td-run)
     fail "td run (LIKWID): GET's answers differ from td's JSON"
   echo "td run preloads for a program linked with liblikwid: exact counts"
 
-  run "td run (PAPI)" "$scratch/run-papi" 0 "$td_cli" run --out "$scratch/run-papi/papi.json" -- "$hl"
+  run "td run (PAPI)" "$scratch/run-papi" 4 "$td_cli" run --out "$scratch/run-papi/papi.json" -- "$hl"
   in_stderr "td run (PAPI)" "$scratch/run-papi.stderr" "is linked with libpapi.so"
   lines "td run (PAPI)" "rc:" "$scratch/run-papi.stdout" "$papi_rc"
   "$python" "$check_counts" "$scratch/run-papi/papi.json" "${papi_counts[@]}" || fail "td run (PAPI): wrong counts"
@@ -158,7 +158,7 @@ td-run)
   # A shell script is no ELF file: only --compat preloads into it (and what it runs).
   printf '#!/bin/sh\nexec "%s"\n' "$hl" >"$scratch/wrapper.sh"
   chmod +x "$scratch/wrapper.sh"
-  run "td run --compat" "$scratch/run-wrapper" 0 "$td_cli" run --compat --out "$scratch/run-wrapper/w.json" -- "$scratch/wrapper.sh"
+  run "td run --compat" "$scratch/run-wrapper" 4 "$td_cli" run --compat --out "$scratch/run-wrapper/w.json" -- "$scratch/wrapper.sh"
   in_stderr "td run --compat" "$scratch/run-wrapper.stderr" "--compat: preloading"
   "$python" "$check_counts" "$scratch/run-wrapper/w.json" "${papi_counts[@]}" || fail "td run --compat: wrong counts"
   echo "td run --compat preloads into a script's program: exact counts"
@@ -240,7 +240,7 @@ calls = sorted(t["calls"] for r in run["regions"] if r["path"] == "thread_work" 
 assert calls == [3, 4], calls
 PY
   "$python" "$check_get" "$json" "$scratch/td-likwid.stdout" || fail "LD_PRELOAD, LIKWID C++: GET differs from td's JSON"
-  run "td run (LIKWID C++)" "$scratch/run-likwid" 0 "$td_cli" run --out "$scratch/run-likwid/likwid.json" -- "$likwid"
+  run "td run (LIKWID C++)" "$scratch/run-likwid" 5 "$td_cli" run --out "$scratch/run-likwid/likwid.json" -- "$likwid"
   in_stderr "td run (LIKWID C++)" "$scratch/run-likwid.stderr" "is linked with liblikwid.so"
   in_stderr "td run (LIKWID C++)" "$scratch/run-likwid.stderr" "exited with status 5"
   grep -q '^likwid_cxx done$' "$scratch/run-likwid.stdout" || fail "td run (LIKWID C++): the program's output is missing"
@@ -255,7 +255,7 @@ PY
   lines "LD_PRELOAD, PAPI C++" "rc:" "$scratch/td-papi.stdout" "rc: 24 calls, 0 not PAPI_OK"
   "$python" "$check_counts" "$(one_json "$scratch/td-papi")" "${cxx_papi_counts[@]}" ||
     fail "LD_PRELOAD, PAPI C++: wrong counts"
-  run "td run (PAPI C++)" "$scratch/run-papi" 0 "$td_cli" run --out "$scratch/run-papi/papi.json" -- "$hl"
+  run "td run (PAPI C++)" "$scratch/run-papi" 6 "$td_cli" run --out "$scratch/run-papi/papi.json" -- "$hl"
   in_stderr "td run (PAPI C++)" "$scratch/run-papi.stderr" "is linked with libpapi.so"
   in_stderr "td run (PAPI C++)" "$scratch/run-papi.stderr" "exited with status 6"
   grep -q '^papi_hl_cxx done$' "$scratch/run-papi.stdout" || fail "td run (PAPI C++): the program's output is missing"

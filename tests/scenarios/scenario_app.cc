@@ -394,7 +394,10 @@ int main(int argc, char** argv) {
   else if (scenario == "pid_twin") PidTwin();
   else if (scenario == "four_threads") FourThreads();
   else if (scenario == "rank_work") RankWork();
-  else {
+  else if (scenario == "exit3") {  // td run passes a failing program's status on
+    Nested();
+    return 3;
+  } else {
     std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
     return 2;
   }

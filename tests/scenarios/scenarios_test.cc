@@ -272,6 +272,21 @@ TEST(Scenario, BackendNoneMeasuresTimeOnly) {
   EXPECT_GE(SumOverThreads(Region(report, "outer"), "wall_inclusive_ns"), 20 * kMs);
 }
 
+// A misspelled setting would change nothing and say nothing: the runtime
+// names it once, with the setting it was probably meant to be.
+TEST(Scenario, AMisspelledSettingIsNamedOnceWithTheNearest) {
+  const ScenarioRun run = RunApp("pthreads", {"TD_OUTPT=none", "TD_QUIET=1", "TD_NOT_A_THING_AT_ALL=1",
+                                              "TD_CLI=td"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string line = "td: warning: unknown setting TD_OUTPT; did you mean TD_OUTPUT?\n";
+  ASSERT_NE(run.err.find(line), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find(line), run.err.rfind(line)) << "said more than once:\n" << run.err;
+  EXPECT_NE(run.err.find("td: warning: unknown setting TD_NOT_A_THING_AT_ALL; `td config` lists the settings\n"),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.err.find("TD_CLI"), std::string::npos) << "the Python binding's setting is known:\n" << run.err;
+}
+
 TEST(Scenario, ScopeEndsOnException) {
   const ScenarioRun run = RunApp("scope");
   ASSERT_EQ(run.exit_code, 0) << run.err;

@@ -183,6 +183,16 @@ TEST(Config, MpiRankFromTheFirstLauncherThatSetsOne) {
   EXPECT_EQ(errors.size(), 1u);
 }
 
+TEST(ConfigUnknown, EachUnknownTdNameWithTheNearestKnownOne) {
+  EXPECT_EQ(UnknownSettings({"TD_OUTPT", "PATH", "TD_OUTPUT", "td_output_dir", "TD_METRICS_DIRS"}),
+            (std::vector<std::string>{"unknown setting TD_OUTPT; did you mean TD_OUTPUT?",
+                                      "unknown setting TD_METRICS_DIRS; did you mean TD_METRICS_DIR?"}));
+  EXPECT_EQ(UnknownSettings({"TD_WHATEVER_ELSE_ENTIRELY"}),
+            (std::vector<std::string>{"unknown setting TD_WHATEVER_ELSE_ENTIRELY; `td config` lists the settings"}));
+  // Read by the Python binding and the project's scripts, not by the runtime.
+  EXPECT_TRUE(UnknownSettings({"TD_CLI", "TD_FUZZ_SEED", "TD_FUZZ_SECONDS", "TD_MPI_TEST_SKIP"}).empty());
+}
+
 TEST(ConfigTable, ListsExactlyTheVariablesReadConfigReads) {
   std::set<std::string> asked;
   const ConfigReading reading = ReadConfig([&asked](const char* name) -> const char* {

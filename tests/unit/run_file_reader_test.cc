@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -387,6 +388,21 @@ TEST_F(RunFileValidation, RandomMutationsNeverCrashOrThrow) {
     });
   }
   EXPECT_GT(accepted, 0) << "every mutation refused: the harmless ones should read";
+}
+
+// docs/json-schema.md says what the files hold: the always-counted software
+// group has pmu "" (only software events named in TD_EVENTS say "software").
+TEST(RunFileSchemaDoc, SoftwareGroupPmuIsTheEmptyStringTheDocumentSays) {
+  const auto run = ReadRunFile(std::string(TD_TEST_DATA_DIR) + "/nopmu_matmul.json");
+  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_FALSE(run->layout.events.empty());
+  for (const EventInfo& e : run->layout.events) EXPECT_EQ(e.pmu, "") << e.name;
+  std::ifstream in(std::string(TD_TEST_DATA_DIR) + "/../../docs/json-schema.md");
+  ASSERT_TRUE(in) << "docs/json-schema.md";
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(doc.find("`\"\"` for the software group td always counts"), std::string::npos);
+  EXPECT_EQ(doc.find("(where the encoding came from: `software`"), std::string::npos)
+      << "the old wording, which no file matched";
 }
 
 }  // namespace

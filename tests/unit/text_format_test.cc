@@ -21,5 +21,11 @@ TEST(Csv, TextCellsThatLookLikeFormulasAreNeutralised) {
   EXPECT_EQ(CsvField("bell\a"), "bell\\x07");
 }
 
+TEST(Counted, OneIsSingularEveryOtherCountPlural) {
+  EXPECT_EQ(Counted(1, "counter group"), "1 counter group");
+  EXPECT_EQ(Counted(0, "counter group"), "0 counter groups");
+  EXPECT_EQ(Counted(2, "region"), "2 regions");
+}
+
 }  // namespace
 }  // namespace td

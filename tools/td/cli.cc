@@ -1,9 +1,12 @@
 #include "tools/td/cli.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <system_error>
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "runtime/counters/event_encoder.h"
@@ -15,6 +18,13 @@ namespace {
 bool IsFlag(const std::string& arg) { return arg.size() > 1 && arg[0] == '-'; }
 
 bool IsHelp(const std::string& arg) { return arg == "-h" || arg == "--help"; }
+
+// An operand td reads: `td report --html run.json` is the page of run.json,
+// never a page written over it.
+bool IsInput(const std::string& arg) {
+  std::error_code ignored;
+  return absl::EndsWith(arg, ".json") || std::filesystem::is_directory(arg, ignored);
+}
 
 }  // namespace
 
@@ -64,6 +74,11 @@ Flags& Flags::Switch(std::string name, bool* on) {
 
 Flags& Flags::Value(std::string name, std::string* value) {
   flags_.push_back({std::move(name), nullptr, value});
+  return *this;
+}
+
+Flags& Flags::OptionalValue(std::string name, std::string* value, bool* given) {
+  flags_.push_back({std::move(name), nullptr, value, given});
   return *this;
 }
 
@@ -117,6 +132,10 @@ std::optional<int> Flags::Parse(const Args& args, Args* operands) const {
       *flag->on = true;
     } else if (equals != std::string::npos) {
       *flag->value = arg.substr(equals + 1);
+      if (flag->given != nullptr) *flag->given = true;
+    } else if (flag->given != nullptr) {
+      *flag->given = true;
+      if (i + 1 < args.size() && !IsFlag(args[i + 1]) && !IsInput(args[i + 1])) *flag->value = args[++i];
     } else if (i + 1 < args.size()) {
       *flag->value = args[++i];
     } else {

@@ -3,7 +3,8 @@
 //   0  done (`--help` and `--version` included), output on stdout;
 //   1  failed: a file, its contents or the machine said no — one line on stderr;
 //   2  misused: an unknown command or flag, a missing argument — one line on
-//      stderr, naming the nearest valid spelling when there is one.
+//      stderr, naming the nearest valid spelling when there is one;
+//   td run: the program's exit status (128 + N when signal N ended it).
 #ifndef TD_TOOLS_TD_CLI_H_
 #define TD_TOOLS_TD_CLI_H_
 
@@ -52,6 +53,10 @@ class Flags {
 
   Flags& Switch(std::string name, bool* on);
   Flags& Value(std::string name, std::string* value);
+  // A flag whose value may be left out (`--html` or `--html OUT.html`):
+  // *given says it was there. The next argument is its value unless it is a
+  // flag, a directory or a *.json file: what td reads, never what it writes.
+  Flags& OptionalValue(std::string name, std::string* value, bool* given);
   // The first operand ends td's flags: `td run PROG -x` leaves -x to PROG.
   Flags& FirstOperandEndsFlags();
 
@@ -64,6 +69,7 @@ class Flags {
     std::string name;
     bool* on = nullptr;            // a switch
     std::string* value = nullptr;  // or a flag with a value
+    bool* given = nullptr;         // set for a flag whose value may be left out
   };
   const Flag* Find(const std::string& name) const;
   std::vector<std::string> Names() const;

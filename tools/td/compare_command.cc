@@ -12,6 +12,7 @@
 #include "runtime/report/report_pipeline.h"
 #include "tools/td/cli.h"
 #include "tools/td/command_context.h"
+#include "tools/td/region_lookup.h"
 
 namespace td::tool {
 namespace {
@@ -41,6 +42,7 @@ int Compare(const Command& self, const Args& args) {
                         .Value("--regions", &region_list)
                         .Parse(args, &files);
   if (done) return *done;
+  if (csv && !html_path.empty()) return Misuse("--csv and --html each choose the output; give one");
   const std::vector<std::string> regions = absl::StrSplit(region_list, ',', absl::SkipEmpty());
   if (files.size() == 2 && IsDirectory(files[0]) && IsDirectory(files[1])) {
     if (!html_path.empty() || !region_path.empty() || !regions.empty()) {
@@ -64,32 +66,20 @@ int Compare(const Command& self, const Args& args) {
     if (!analysis.ok()) return Fail(std::string(analysis.status().message()));
     analyses.push_back(*std::move(analysis));
   }
-  // A region by path, else by name when the name is unique.
-  auto find = [](const td::RunData& run, const std::string& wanted) -> int {
-    int by_name = -1, named = 0;
-    for (size_t r = 0; r < run.regions.size(); ++r) {
-      if (run.regions[r].path == wanted) return static_cast<int>(r);
-      if (run.regions[r].name == wanted) {
-        by_name = static_cast<int>(r);
-        ++named;
-      }
-    }
-    return named == 1 ? by_name : -1;
-  };
   std::vector<td::CompareColumn> columns;
   auto add = [&](size_t run, int region, const std::string& label) {
     columns.push_back(td::MakeCompareColumn(runs[run], static_cast<size_t>(region), analyses[run], label));
   };
   if (!regions.empty()) {
     for (const auto& name : regions) {
-      const int r = find(runs[0], name);
-      if (r < 0) return Fail(files[0] + ": no region \"" + name + "\" (give its path if the name repeats)");
+      const int r = FindRegion(runs[0], name);
+      if (r < 0) return Fail(NoRegion(files[0], runs[0], name));
       add(0, r, name);
     }
   } else {
     for (size_t f = 0; f < files.size(); ++f) {
-      const int r = region_path.empty() ? (runs[f].regions.empty() ? -1 : 0) : find(runs[f], region_path);
-      if (r < 0) return Fail(files[f] + ": no region \"" + region_path + "\"");
+      const int r = region_path.empty() ? (runs[f].regions.empty() ? -1 : 0) : FindRegion(runs[f], region_path);
+      if (r < 0) return Fail(NoRegion(files[f], runs[f], region_path));
       add(f, r, files[f].substr(files[f].rfind('/') + 1));
     }
   }

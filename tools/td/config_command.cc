@@ -23,9 +23,10 @@ int ConfigCommand(const Command& self, const Args& args) {
     return 0;
   }
   std::fputs(td::DescribeEnvironment().c_str(), stdout);
-  const std::vector<std::string> errors = td::ReadConfigFromEnvironment().problems;
-  for (const std::string& e : errors) std::printf("error: %s\n", td::Printable(e).c_str());
-  return errors.empty() ? 0 : 1;
+  const td::ConfigReading reading = td::ReadConfigFromEnvironment();
+  for (const std::string& e : reading.problems) std::printf("error: %s\n", td::Printable(e).c_str());
+  for (const std::string& u : reading.unknown) std::printf("warning: %s\n", u.c_str());  // already Printable
+  return reading.problems.empty() && reading.unknown.empty() ? 0 : 1;
 }
 
 }  // namespace
@@ -34,7 +35,8 @@ const cli::Command kConfigCommand = {
     "config", "config [--markdown]", "every environment variable td reads, as set here",
     "Lists every variable td reads (TD_*, NO_COLOR, TMPDIR, XDG_CACHE_HOME) with its\n"
     "value in this environment or its default, then one line per value td would not\n"
-    "accept (exit status 1 when there is one).\n"
+    "accept and per TD_* variable td does not know, with the nearest known name\n"
+    "(exit status 1 when there is one).\n"
     "\n"
     "  --markdown  the table of variables, values, defaults and meanings instead\n"
     "              (docs/usage.md's table is this output)",

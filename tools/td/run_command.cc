@@ -30,6 +30,7 @@
 #include "runtime/report/report_pipeline.h"
 #include "runtime/report/text_report.h"
 #include "runtime/base/status_macros.h"
+#include "runtime/base/text_format.h"
 
 namespace td::tool {
 namespace {
@@ -174,11 +175,20 @@ std::string HowItEnded(int status) {
   return "ended abnormally";
 }
 
-// Runs pass k of n; one message for whatever went wrong.
+// What a shell would give for the program's wait status: its exit status,
+// or 128 + N when signal N ended it (as `time` passes it on).
+int ShellStatus(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return cli::kFailed;
+}
+
+// Runs pass k of n; one message for whatever went wrong. *status: how the
+// program ended, as waitpid says.
 absl::StatusOr<RunData> RunPass(const std::vector<std::string>& program, int k, int n, const std::string& dir,
-                                const std::string& preload) {
+                                const std::string& preload, int* status_out) {
   TD_ASSIGN_OR_RETURN(const pid_t child, StartPass(program, k, n, dir, preload));
-  int status = 0;
+  int& status = *status_out;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
@@ -196,13 +206,15 @@ absl::StatusOr<RunData> RunPass(const std::vector<std::string>& program, int k, 
 }
 
 // Every pass in a scratch folder of its own, removed afterwards.
+// *program_status: the first pass that did not end with status 0, else 0.
 absl::StatusOr<std::vector<RunData>> RunPasses(const std::vector<std::string>& program, int passes,
-                                               const std::string& preload) {
+                                               const std::string& preload, int* program_status) {
   // Each pass's runtime reports the settings' problems.
-  std::string scratch = ReadConfigFromEnvironment().config.tmpdir + "/td-run-XXXXXX";
-  if (mkdtemp(scratch.data()) == nullptr) {
+  const std::string tmpdir = ReadConfigFromEnvironment().config.tmpdir;
+  std::string scratch = tmpdir + "/td-run-XXXXXX";
+  if (mkdtemp(scratch.data()) == nullptr) {  // named by the folder the user chose, not mkdtemp's pattern
     return absl::FailedPreconditionError(
-        absl::StrFormat("cannot create a scratch directory %s: %s", scratch, std::strerror(errno)));
+        absl::StrFormat("cannot create a scratch directory in %s (TMPDIR): %s", tmpdir, std::strerror(errno)));
   }
   std::vector<RunData> runs;
   for (int k = 1; k <= passes; ++k) {
@@ -210,13 +222,15 @@ absl::StatusOr<std::vector<RunData>> RunPasses(const std::vector<std::string>& p
     std::error_code ignored;
     std::filesystem::create_directories(dir, ignored);
     Say(absl::StrFormat("pass %d of %d: %s", k, passes, program[0]));
-    auto run = RunPass(program, k, passes, dir, preload);
+    int status = 0;
+    auto run = RunPass(program, k, passes, dir, preload, &status);
+    if (*program_status == 0) *program_status = ShellStatus(status);
     if (!run.ok()) {
       std::filesystem::remove_all(scratch, ignored);
       return run.status();
     }
-    Say(absl::StrFormat("pass %d of %d: %zu regions, %zu counter groups", k, passes, run->regions.size(),
-                        run->layout.groups.size()));
+    Say(absl::StrFormat("pass %d of %d: %s, %s", k, passes, Counted(run->regions.size(), "region"),
+                        Counted(run->layout.groups.size(), "counter group")));
     runs.push_back(*std::move(run));
   }
   std::error_code ignored;
@@ -408,10 +422,17 @@ int RunCommand(const cli::Command& self, const cli::Args& args) {
     return RunMpiRank(program, *preload, asked);
   }
   const int passes = ChoosePasses(asked);
-  auto runs = RunPasses(program, passes, preload->ld_preload);
-  if (!runs.ok()) return Fail(std::string(runs.status().message()));
+  // Scripts and CI read td run's status as the program's (time, perf stat and
+  // valgrind pass it on too): td's own failures show only when it is 0.
+  int program_status = 0;
+  auto runs = RunPasses(program, passes, preload->ld_preload, &program_status);
+  const auto fail = [&program_status](const std::string& message) {
+    const int failed = Fail(message);
+    return program_status != 0 ? program_status : failed;
+  };
+  if (!runs.ok()) return fail(std::string(runs.status().message()));
   auto merged = MergePasses(*runs);
-  if (!merged.ok()) return Fail(std::string(merged.status().message()));
+  if (!merged.ok()) return fail(std::string(merged.status().message()));
   if (passes > 1) NoteSpread(passes, &*merged);
   // Written as it is formatted, never held whole (as the runtime writes its
   // run file).
@@ -420,10 +441,10 @@ int RunCommand(const cli::Command& self, const cli::Args& args) {
     // A name td chose never replaces a file: a pid twin's run lands beside it.
     const std::string stem = JsonFileStem(merged->run.program.name, static_cast<long>(merged->run.program.pid));
     auto written = WriteNewFile(out_dir.empty() ? "." : out_dir, stem, ".json", json);
-    if (!written.ok()) return Fail("the merged run: " + std::string(written.status().message()));
+    if (!written.ok()) return fail("the merged run: " + std::string(written.status().message()));
     out_path = out_dir.empty() || out_dir == "." ? std::filesystem::path(*written).filename().string() : *written;
   } else if (auto s = WriteFileAtomically(out_path, json); !s.ok()) {  // the file the user named
-    return Fail("the merged run: " + std::string(s.message()));
+    return fail("the merged run: " + std::string(s.message()));
   }
   std::fprintf(stderr, "td run: wrote %s (td report %s --html for a page)\n", out_path.c_str(), out_path.c_str());
   // The same report `td report` prints: with the Top-Down trees when the run
@@ -434,7 +455,7 @@ int RunCommand(const cli::Command& self, const cli::Args& args) {
   const std::string text = pipeline.Text(merged->run, TextReportOptions{}, &problem);
   if (!problem.empty()) std::fprintf(stderr, "td run: %s\n", problem.c_str());
   std::fputs(text.c_str(), stdout);
-  return 0;
+  return program_status;
 }
 
 const cli::Command kRunCommand = {
@@ -456,7 +477,8 @@ const cli::Command kRunCommand = {
     "                   is linked with MPI. PROGRAM then runs once, in place of td\n"
     "                   run (mpirun -np 4 td run -- ./prog; docs/hpc.md)\n"
     "\n"
-    "td's flags end at PROGRAM (or at --): what follows is PROGRAM's.",
+    "td's flags end at PROGRAM (or at --): what follows is PROGRAM's. td run exits\n"
+    "with PROGRAM's exit status (128 + N when signal N killed it), as time does.",
     RunCommand};
 
 }  // namespace td::tool

@@ -90,8 +90,41 @@ TD_API int td_is_active(void);
 #define TD_REGION_BEGIN_P(name, parameter) ((void)0)
 #define TD_REGION_END_P(name, parameter) ((void)0)
 #else
+/* A site caches the id of the name it first saw, so a name held in a
+ * variable would record every call under that first name: it is refused at
+ * compile time, with a message naming the functions for run-time names. */
+#define TD_NOT_A_LITERAL_                                                         \
+  "td: the region name of TD_REGION_BEGIN, TD_REGION_END and TD_SCOPE must be a " \
+  "string literal; for a name held in a variable call td_region_begin_name(name) " \
+  "and td_region_end_name(name)"
+#if defined(__GNUC__) && defined(__cplusplus)
+namespace td {
+namespace internal {
+template <bool kLiteral>
+constexpr int CheckLiteralName() {
+  static_assert(kLiteral, TD_NOT_A_LITERAL_);
+  return 0;
+}
+}  // namespace internal
+}  // namespace td
+#define TD_SITE_NAME_(name) ((void)::td::internal::CheckLiteralName<__builtin_constant_p(name)>(), name)
+#define TD_CHECK_NAME_(name) ((void)0)
+#elif defined(__GNUC__)
+/* "" where the check below fails, so that its message is the only one. */
+#define TD_SITE_NAME_(name) __builtin_choose_expr(__builtin_constant_p(name), name, "")
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define TD_CHECK_NAME_(name) _Static_assert(__builtin_constant_p(name), TD_NOT_A_LITERAL_)
+#else /* C99: the bit-field's name is the message */
+#define TD_CHECK_NAME_(name) \
+  (void)sizeof(struct { int td_region_name_must_be_a_string_literal_else_call_td_region_begin_name : \
+                        __builtin_constant_p(name) ? 1 : -1; })
+#endif
+#else
 /* The empty literal in front makes any non-literal name a compile error. */
-#define TD_SITE_INIT_(name) {"" name, __FILE__, __LINE__, 0, 0}
+#define TD_SITE_NAME_(name) "" name
+#define TD_CHECK_NAME_(name) ((void)0)
+#endif
+#define TD_SITE_INIT_(name) {TD_SITE_NAME_(name), __FILE__, __LINE__, 0, 0}
 #if defined(__GNUC__)
 #define TD_MARKERS_ON_() (!__atomic_load_n(&td_markers_off, __ATOMIC_RELAXED))
 #else
@@ -99,21 +132,25 @@ TD_API int td_is_active(void);
 #endif
 #define TD_REGION_BEGIN(name)                                 \
   do {                                                        \
+    TD_CHECK_NAME_(name);                                     \
     static td_site td_site_begin_ = TD_SITE_INIT_(name);      \
     if (TD_MARKERS_ON_()) td_region_begin(&td_site_begin_);   \
   } while (0)
 #define TD_REGION_END(name)                                   \
   do {                                                        \
+    TD_CHECK_NAME_(name);                                     \
     static td_site td_site_end_ = TD_SITE_INIT_(name);        \
     if (TD_MARKERS_ON_()) td_region_end(&td_site_end_);       \
   } while (0)
 #define TD_REGION_BEGIN_P(name, parameter)                                      \
   do {                                                                          \
+    TD_CHECK_NAME_(name);                                                       \
     static td_site td_site_begin_ = TD_SITE_INIT_(name);                        \
     if (TD_MARKERS_ON_()) td_region_begin_p(&td_site_begin_, (long long)(parameter)); \
   } while (0)
 #define TD_REGION_END_P(name, parameter)                                        \
   do {                                                                          \
+    TD_CHECK_NAME_(name);                                                       \
     static td_site td_site_end_ = TD_SITE_INIT_(name);                          \
     if (TD_MARKERS_ON_()) td_region_end_p(&td_site_end_, (long long)(parameter)); \
   } while (0)
