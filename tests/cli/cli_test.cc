@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -553,6 +554,28 @@ TEST(CliRun, AKilledProgramGives128PlusTheSignal) {
   EXPECT_TRUE(Contains(o.err, "td run: pass 1 of 1: sh was killed by signal 15 and wrote no td report\n")) << o.err;
   const Outcome exited = Td({"run", "--passes", "1", "--", "sh", "-c", "exit 7"});
   EXPECT_EQ(exited.status, 7) << exited.err;
+}
+
+TEST(CliRun, ASignalSentToTdRunEndsTheProgramAndLeavesNoScratchFolder) {
+  // Before: the program ran on and a td-run-* folder stayed in TMPDIR.
+  for (const int signal_number : {SIGTERM, SIGINT}) {
+    SCOPED_TRACE(signal_number);
+    const std::string dir = ScratchDir();
+    const std::string script = absl::StrFormat(
+        "TMPDIR=%1$s '%2$s' run --passes 2 -- sh -c 'echo $$ > %1$s/program.pid; exec sleep 60' 2>%1$s/err & "
+        "td=$!; i=0; while [ ! -s %1$s/program.pid ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; "
+        "kill -%3$d $td; wait $td; echo $? > %1$s/status",
+        dir, TD_CLI, signal_number);
+    ASSERT_EQ(std::system(script.c_str()), 0);
+    EXPECT_EQ(Slurp(dir + "/status"), std::to_string(128 + signal_number) + "\n") << Slurp(dir + "/err");
+    const pid_t program = std::atoi(Slurp(dir + "/program.pid").c_str());
+    ASSERT_GT(program, 0);
+    EXPECT_NE(kill(program, 0), 0) << "the program was ended, not left running";
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      EXPECT_NE(entry.path().filename().string().rfind("td-run-", 0), 0u) << entry.path() << " was left behind";
+    }
+    fs::remove_all(dir);
+  }
 }
 
 TEST(CliRun, AutomaticOutputIsNamedLikeTheRuntimesFiles) {

@@ -1,6 +1,7 @@
 #include "tools/td/commands.h"
 
 #include "tools/td/compat_preload.h"
+#include "tools/td/program_signals.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -140,6 +141,7 @@ absl::StatusOr<pid_t> StartPass(const std::vector<std::string>& program, int k, 
     if (write(exec_error[1], &err, sizeof(err)) < 0) _exit(126);
     _exit(127);
   }
+  ForwardSignalsToProgram::SetProgram(child);
   close(exec_error[1]);
   int err = 0;
   ssize_t got = 0;
@@ -191,6 +193,7 @@ absl::StatusOr<RunData> RunPass(const std::vector<std::string>& program, int k, 
   int& status = *status_out;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
+  ForwardSignalsToProgram::SetProgram(0);
   const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   auto run = FindReport(program, child, dir);
   if (!run.ok() && !clean) {
@@ -216,6 +219,7 @@ absl::StatusOr<std::vector<RunData>> RunPasses(const std::vector<std::string>& p
     return absl::FailedPreconditionError(
         absl::StrFormat("cannot create a scratch directory in %s (TMPDIR): %s", tmpdir, std::strerror(errno)));
   }
+  const ForwardSignalsToProgram forwarding;
   std::vector<RunData> runs;
   for (int k = 1; k <= passes; ++k) {
     const std::string dir = absl::StrFormat("%s/pass-%d", scratch, k);
@@ -232,6 +236,11 @@ absl::StatusOr<std::vector<RunData>> RunPasses(const std::vector<std::string>& p
     Say(absl::StrFormat("pass %d of %d: %s, %s", k, passes, Counted(run->regions.size(), "region"),
                         Counted(run->layout.groups.size(), "counter group")));
     runs.push_back(*std::move(run));
+    if (const int signal_number = ForwardSignalsToProgram::Received(); signal_number != 0 && k < passes) {
+      std::filesystem::remove_all(scratch, ignored);
+      return absl::CancelledError(
+          absl::StrFormat("stopped after pass %d of %d: td run received signal %d", k, passes, signal_number));
+    }
   }
   std::error_code ignored;
   std::filesystem::remove_all(scratch, ignored);
