@@ -4,6 +4,8 @@
 #include <atomic>
 #include <utility>
 
+#include "absl/strings/str_format.h"
+
 #include "runtime/base/diagnostics.h"
 #include "runtime/recorded/merge_threads.h"
 #include "runtime/regions/region_registry.h"
@@ -44,14 +46,14 @@ __attribute__((noinline)) void CalibrationEnd(ThreadState* thread, uint32_t regi
   thread->EndAndLeave(region, nullptr);
 }
 
-// td's own cost per marker pair (docs/performance.md, "td's cost inside what
-// it reports"), measured the way markers run: a scratch thread state with a
-// registry of its own and this thread's counters opened once more runs pairs
-// of "outer" around one "inner" pair, after as many warm-up pairs. What
-// "inner" reports per call is the cost inside a region; what "outer" reports
-// beyond its own inside cost and the inner pair's is the cost around it.
-MarkerCost MeasureMarkerCost(CounterBackend& backend) {
-  constexpr int kPairs = 500;
+namespace {
+
+// One round: a scratch thread state with a registry of its own and this
+// thread's counters opened once more runs pairs of "outer" around one
+// "inner" pair, after a quarter as many warm-up pairs. What "inner" reports per call
+// is the cost inside a region; what "outer" reports per call holds that, the
+// inner pair's whole cost and the cost around it.
+CalibrationRound MeasureRound(CounterBackend& backend, int pairs) {
   RegionRegistry registry;
   auto [counters, error] = OpenCountersOfThisThread(backend);
   ThreadState scratch(0, 0, std::move(counters), backend.layout().words, error, &registry);
@@ -59,7 +61,7 @@ MarkerCost MeasureMarkerCost(CounterBackend& backend) {
   const uint32_t outer = registry.IdForName("outer");
   const uint32_t inner = registry.IdForName("inner");
   for (const uint32_t around : {warm, outer}) {
-    for (int i = 0; i < kPairs; ++i) {
+    for (int i = 0; i < (around == warm ? pairs / 4 : pairs); ++i) {
       CalibrationBegin(&scratch, around);
       CalibrationBegin(&scratch, inner);
       CalibrationEnd(&scratch, inner);
@@ -69,29 +71,88 @@ MarkerCost MeasureMarkerCost(CounterBackend& backend) {
   RunData measured;
   measured.layout = backend.layout();
   MergeThreads({scratch.Record()}, registry.AllNames(), &measured, registry.AllParameters());
-  MarkerCost cost;
-  cost.pairs = kPairs;
+  CalibrationRound round;
   const RegionOnThread* outer_part = nullptr;
   const RegionOnThread* inner_part = nullptr;
   for (const Region& region : measured.regions) {
     if (region.path == "outer") outer_part = &region.threads.front();
     if (region.path == "outer/inner") inner_part = &region.threads.front();
   }
-  if (outer_part == nullptr || inner_part == nullptr) return cost;
-  const auto per_call = [](double total, uint64_t calls) { return calls == 0 ? 0.0 : total / static_cast<double>(calls); };
-  const auto around_of = [](double outer_per_call, double inside) { return std::max(0.0, outer_per_call - 2 * inside); };
-  cost.inside_wall_ns = per_call(static_cast<double>(inner_part->wall_inclusive_ns), inner_part->calls);
-  cost.around_wall_ns =
-      around_of(per_call(static_cast<double>(outer_part->wall_inclusive_ns), outer_part->calls), cost.inside_wall_ns);
-  if (inner_part->events.size() == measured.layout.events.size() &&
-      outer_part->events.size() == measured.layout.events.size()) {
-    for (size_t e = 0; e < measured.layout.events.size(); ++e) {
-      const double inside = per_call(static_cast<double>(inner_part->events[e].inclusive), inner_part->calls);
-      cost.inside.push_back(inside);
-      cost.around.push_back(
-          around_of(per_call(static_cast<double>(outer_part->events[e].inclusive), outer_part->calls), inside));
+  if (outer_part == nullptr || inner_part == nullptr || inner_part->calls == 0 || outer_part->calls == 0) return round;
+  round.pairs = static_cast<uint64_t>(pairs);
+  const auto inner_calls = static_cast<double>(inner_part->calls);
+  const auto outer_calls = static_cast<double>(outer_part->calls);
+  round.inside_wall_ns = static_cast<double>(inner_part->wall_inclusive_ns) / inner_calls;
+  round.outer_wall_ns = static_cast<double>(outer_part->wall_inclusive_ns) / outer_calls;
+  const size_t events = measured.layout.events.size();
+  if (inner_part->events.size() == events && outer_part->events.size() == events) {
+    for (size_t e = 0; e < events; ++e) {
+      round.inside.push_back(static_cast<double>(inner_part->events[e].inclusive) / inner_calls);
+      round.outer.push_back(static_cast<double>(outer_part->events[e].inclusive) / outer_calls);
     }
   }
+  return round;
+}
+
+}  // namespace
+
+std::optional<MarkerCost> CombineCalibrationRounds(const std::vector<CalibrationRound>& rounds, std::string* why) {
+  bool any = false;
+  MarkerCost cost;
+  double least_outer_wall = 0;
+  std::vector<double> least_outer;
+  for (const CalibrationRound& round : rounds) {
+    if (round.pairs == 0) continue;  // not measured
+    cost.pairs += round.pairs;
+    if (!any) {
+      any = true;
+      cost.inside_wall_ns = round.inside_wall_ns;
+      least_outer_wall = round.outer_wall_ns;
+      cost.inside = round.inside;
+      least_outer = round.outer;
+      continue;
+    }
+    cost.inside_wall_ns = std::min(cost.inside_wall_ns, round.inside_wall_ns);
+    least_outer_wall = std::min(least_outer_wall, round.outer_wall_ns);
+    if (round.inside.size() != cost.inside.size() || round.outer.size() != least_outer.size()) continue;
+    for (size_t e = 0; e < cost.inside.size(); ++e) {
+      cost.inside[e] = std::min(cost.inside[e], round.inside[e]);
+      least_outer[e] = std::min(least_outer[e], round.outer[e]);
+    }
+  }
+  if (!any) {
+    *why = "no calibration round was measured";
+    return std::nullopt;
+  }
+  const auto around_of = [](double outer, double inside) { return std::max(0.0, outer - 2 * inside); };
+  cost.around_wall_ns = around_of(least_outer_wall, cost.inside_wall_ns);
+  for (size_t e = 0; e < cost.inside.size() && e < least_outer.size(); ++e) {
+    cost.around.push_back(around_of(least_outer[e], cost.inside[e]));
+  }
+  if (cost.around.size() != cost.inside.size()) {  // rounds that disagree on what was counted
+    cost.inside.clear();
+    cost.around.clear();
+  }
+  if (const double pair = cost.inside_wall_ns + cost.around_wall_ns; pair > kMaxPairWallNs) {
+    *why = absl::StrFormat("td's own cost per marker pair measured %.1f µs at best over %d rounds, beyond the %.0f µs "
+                           "a pair can cost (the thread was kept from running): values are reported as measured, "
+                           "without it taken out",
+                           pair / 1e3, rounds.size(), kMaxPairWallNs / 1e3);
+    return std::nullopt;
+  }
+  return cost;
+}
+
+// td's own cost per marker pair (docs/performance.md, "td's cost inside what
+// it reports"), measured the way markers run, in rounds.
+std::optional<MarkerCost> MeasureMarkerCost(CounterBackend& backend) {
+  constexpr int kRounds = 5;
+  constexpr int kPairsPerRound = 200;
+  std::vector<CalibrationRound> rounds;
+  for (int r = 0; r < kRounds; ++r) rounds.push_back(MeasureRound(backend, kPairsPerRound));
+  std::string why;
+  std::optional<MarkerCost> cost = CombineCalibrationRounds(rounds, &why);
+  if (!cost && !why.empty()) ReportProblem(Severity::kWarning, why);
   return cost;
 }
 

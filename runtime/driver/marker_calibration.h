@@ -4,7 +4,9 @@
 #define TD_RUNTIME_DRIVER_MARKER_CALIBRATION_H_
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "runtime/counters/backend.h"
 #include "runtime/recorded/run_data.h"
@@ -20,8 +22,36 @@ struct ThreadCountersOrError {
 ThreadCountersOrError OpenCountersOfThisThread(CounterBackend& backend);
 
 // Runs marker pairs through a scratch thread state on this thread's counters
-// and returns what one pair costs inside and around a region.
-MarkerCost MeasureMarkerCost(CounterBackend& backend);
+// and returns what one pair costs inside and around a region: the least of
+// several rounds (CombineCalibrationRounds). Nullopt, with one line said,
+// when even that is beyond what a pair can cost.
+std::optional<MarkerCost> MeasureMarkerCost(CounterBackend& backend);
+
+// A pair of markers never costs more than this much wall time (a read() of a
+// counter group is a few µs even in a VM); a measurement above it was taken
+// while the thread waited (preempted, stopped), and correcting with it would
+// wipe out the regions it is taken from.
+inline constexpr double kMaxPairWallNs = 50'000;
+
+// One round of a calibration, per call: what the inner empty region reports
+// for itself (inside) and what the outer region around it reports (outer:
+// its own inside cost, the inner pair's whole cost, and around). Per event
+// in the run's order; empty where the counters were not measured.
+struct CalibrationRound {
+  uint64_t pairs = 0;
+  double inside_wall_ns = 0;
+  double outer_wall_ns = 0;
+  std::vector<double> inside;
+  std::vector<double> outer;
+};
+
+// The rounds of one calibration, each measured alone: a preemption or an
+// interrupt only ever adds to a round (to inside and outer alike when it
+// hits the inner pair, which would make around look smaller), so each
+// figure's least value over the rounds is kept and around is the least
+// outer less twice the least inside. Nullopt when no round was measured or
+// even the least pair is over kMaxPairWallNs; *why then says so.
+std::optional<MarkerCost> CombineCalibrationRounds(const std::vector<CalibrationRound>& rounds, std::string* why);
 
 }  // namespace td
 

@@ -121,6 +121,7 @@ void TakeOutMarkerCost(RunData* run_data) {
     }
   }
   const double pair_wall = cost.inside_wall_ns + cost.around_wall_ns;
+  uint64_t held = 0;
   std::vector<uint64_t> children_counts(num_events);
   // Children first: a part's inclusive values are then raised to at least
   // what its children keep, so that where the cost measured at exit is above
@@ -141,10 +142,13 @@ void TakeOutMarkerCost(RunData* run_data) {
       const auto inner = static_cast<double>(SaturatingAdd(inside_pairs[r][p], recursive));
       const auto children = static_cast<double>(child_calls[r][p]);
       const auto unread_children = static_cast<double>(unread_child_calls[r][p]);
+      const int64_t raw_inclusive = t.wall_inclusive_ns;
+      const int64_t raw_exclusive = t.wall_exclusive_ns;
       t.wall_inclusive_ns = Less(t.wall_inclusive_ns, own * cost.inside_wall_ns + inner * pair_wall);
       t.wall_exclusive_ns =
           Less(t.wall_exclusive_ns, own * cost.inside_wall_ns + children * cost.around_wall_ns -
                                         unread_children * cost.inside_wall_ns + static_cast<double>(recursive) * pair_wall);
+      held += (raw_inclusive > 0 && t.wall_inclusive_ns == 0) + (raw_exclusive > 0 && t.wall_exclusive_ns == 0);
       const bool measured = counted && t.events.size() == num_events;
       if (measured) {
         for (size_t e = 0; e < num_events; ++e) {
@@ -170,10 +174,12 @@ void TakeOutMarkerCost(RunData* run_data) {
           t.events[e].inclusive = std::max(t.events[e].inclusive, children_counts[e]);
         }
       }
+      if (children_wall > t.wall_inclusive_ns && t.wall_inclusive_ns != 0) ++held;  // a 0 was counted above
       t.wall_inclusive_ns = std::max(t.wall_inclusive_ns, children_wall);
     }
   }
   out.marker_cost->taken_out = true;
+  out.marker_cost->wall_times_held = held;
 }
 
 }  // namespace td

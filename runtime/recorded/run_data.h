@@ -109,6 +109,10 @@ struct MarkerCost {
   // This RunData's values have it taken out already (never written to a file:
   // files keep raw values).
   bool taken_out = false;
+  // Wall times (region × thread, inclusive or exclusive) that taking it out
+  // would have left below 0 or below their children's, held there instead:
+  // the reports say so, as the cost then exceeds what those pairs cost.
+  uint64_t wall_times_held = 0;
 };
 
 struct RunData {

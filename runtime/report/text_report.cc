@@ -256,6 +256,13 @@ std::string MarkerCostLine(const RunData& data) {
     absl::StrAppendFormat(&line, "; task-clock %.0f ns inside, %.0f ns around", cost.inside[*e], cost.around[*e]);
   }
   absl::StrAppendFormat(&line, " (measured over %d pairs at exit; TD_COMPENSATE=0 for raw values)\n", cost.pairs);
+  if (cost.wall_times_held != 0) {
+    absl::StrAppendFormat(&line,
+                          "%d region wall time%s would have gone below 0 or below %s children's with it taken out "
+                          "and %s held there: the cost measured at exit exceeds what those regions' pairs cost\n",
+                          cost.wall_times_held, cost.wall_times_held == 1 ? "" : "s",
+                          cost.wall_times_held == 1 ? "its" : "their", cost.wall_times_held == 1 ? "is" : "are");
+  }
   return line;
 }
 

@@ -31,6 +31,7 @@ TEST(MarkerCost, TakenOutPerCallAndPerPairInside) {
   run.marker_cost = SampleCost();
   TakeOutMarkerCost(&run);
   const RegionOnThread& outer = run.regions[0].threads[0];
+  EXPECT_EQ(run.marker_cost->wall_times_held, 0u);
   // Its 2 calls × 10 inside, and the 4 pairs of "inner" run inside it × 110.
   EXPECT_EQ(outer.wall_inclusive_ns, 2'000'000 - 460);
   // Its 2 calls × 10, and its child's 1 outermost call × 100 around it.
@@ -86,6 +87,7 @@ TEST(MarkerCost, ValuesStopAtZeroAndRunsWithoutItStayAsTheyAre) {
   TakeOutMarkerCost(&run);
   EXPECT_EQ(run.regions[1].threads[0].wall_inclusive_ns, 0);
   EXPECT_EQ(run.regions[1].threads[0].events[1].exclusive, 0u);
+  EXPECT_GT(run.marker_cost->wall_times_held, 0u) << "said in the report, not silent";
 }
 
 // A cost measured at exit above what the run's pairs cost takes more from a
@@ -105,6 +107,7 @@ TEST(MarkerCost, AnOverestimateNeverLeavesAParentBelowItsChildren) {
   EXPECT_EQ(inner.events[1].inclusive, 1'500'000u - 20 - 3 * 450'000);
   EXPECT_EQ(outer.events[1].inclusive, inner.events[1].inclusive) << "99,960, raised to its child's 149,980";
   EXPECT_EQ(outer.events[0].inclusive, 10u) << "page-faults untouched";
+  EXPECT_EQ(run.marker_cost->wall_times_held, 2u) << "outer's inclusive (raised to its child's) and exclusive (0)";
 }
 
 // Counts up to 2^64 − 1 are valid in a file: taking the cost out of them
