@@ -70,7 +70,11 @@ TopDownResult AnalyzeCounts(const MetricSet& set, const CountLookup& lookup,
     if (parent != nullptr && !parent->value) {
       node.why_not = "parent not measured";  // the subtree is skipped
     } else {
-      const Value v = evaluator.Evaluate(def->name);
+      MetricEvaluator::Trail trail;
+      const Value v = evaluator.Evaluate(def->name, &trail);
+      for (const std::string& note : trail.notes) {
+        if (note.rfind(kEstimatedNotePrefix, 0) == 0 && node.estimated.empty()) node.estimated = kStaticRetireLatency;
+      }
       if (v.measured) {
         node.value = v.number;
         node.no_samples = v.no_samples;

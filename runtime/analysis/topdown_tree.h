@@ -25,6 +25,9 @@ struct TreeNode {
   std::string why_not;
   bool flagged = false;
   bool critical = false;  // on the path of largest flagged siblings from Level 1
+  // Non-empty when the value rests on an estimate ("static retire latency"):
+  // every output shows it beside the value.
+  std::string estimated;
 
   std::string ShortName() const { return name.substr(name.rfind('.') + 1); }
 };

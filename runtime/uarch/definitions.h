@@ -30,6 +30,10 @@ enum class NodeKind {
 // The spelling definition files and the --json report use: "fraction_of_slots"…
 const char* NodeKindName(NodeKind kind);
 
+// What a node's "estimated" field says when its formula rests on a vendor's
+// mean retire latency (a "EVENT:R" constant) rather than a measured one.
+inline constexpr char kStaticRetireLatency[] = "static retire latency";
+
 struct FormulaDefinition {
   std::string name;                   // "Backend_Bound.Memory_Bound", "#CORE_CLKS"
   std::vector<Expression> alternatives;  // the first one that is measured wins
@@ -44,6 +48,8 @@ struct FormulaDefinition {
   // Names it had before ("formerly"): still found by FindNode, so case files
   // and readers of older output that use them keep working.
   std::vector<std::string> former_names;
+  // Non-empty (kStaticRetireLatency) when the value may rest on an estimate.
+  std::string estimated;
 
   // "Backend_Bound" for "Backend_Bound.Memory_Bound"; empty at Level 1.
   std::string Parent() const;
@@ -65,6 +71,10 @@ struct EventDefinition {
 struct MetricSet {
   std::string uarch;
   std::string libpfm_pmu;  // libpfm4's name for this core PMU, when it has one
+  // The TMA version the formulas follow ("5.2"), "" when the files do not say.
+  std::string tma_version;
+  // The CPUs of the "cpus" table as perf's mapfile spells them ("GenuineIntel-6-AD").
+  std::vector<std::string> cpuids;
   std::vector<std::string> families;
   absl::flat_hash_map<std::string, double> constants;
   std::vector<FormulaDefinition> nodes;        // file order, generic first

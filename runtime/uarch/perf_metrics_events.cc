@@ -69,7 +69,21 @@ absl::StatusOr<std::string> Importer::Literal(const std::string& literal) {
   return absl::UnimplementedError("perf's " + literal + " (a property of the machine td does not record)");
 }
 
+absl::StatusOr<std::string> Importer::RetireLatency(const std::string& normalized) {
+  auto found = events_.find(normalized);
+  if (found == events_.end()) return absl::UnimplementedError("retire latency of " + normalized + ", an event in none of the event files");
+  if (!found->second.retire_latency_mean) {
+    return absl::UnimplementedError("retire latency of " + found->second.name + ": its event file gives no RetirementLatencyMean");
+  }
+  // A constant of the key: td has no sampled retire latency unless a recording
+  // brings one under this name (the evaluator prefers that, and notes which).
+  const std::string name = found->second.name + ":R";
+  retire_latencies_[name] = *found->second.retire_latency_mean;
+  return name;
+}
+
 absl::StatusOr<std::string> Importer::Event(const std::string& normalized, const std::string& privilege) {
+  if (privilege == "R") return RetireLatency(normalized);
   if (!privilege.empty()) {
     return absl::UnimplementedError("event " + normalized + " counted with modifier " + privilege +
                                     " (one privilege level only; td counts the event as a whole)");
