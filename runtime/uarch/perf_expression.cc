@@ -109,7 +109,8 @@ absl::StatusOr<std::string> TranslatePerfExpression(const std::string& e, const 
         }
         // ",cpu=cpu_core" picks the CPUs of a hybrid part's PMU (msr@tsc\,cpu=cpu_core@): no encoding.
         if (const size_t cpu = inner.find(",cpu="); cpu != std::string::npos) {
-          inner.erase(cpu, inner.find(',', cpu + 1) == std::string::npos ? std::string::npos : inner.find(',', cpu + 1) - cpu);
+          const size_t end = inner.find(',', cpu + 1);
+          inner.erase(cpu, end == std::string::npos ? std::string::npos : end - cpu);
         }
         // "EVENT@offcore_rsp\=0x…@": terms of an event, not a PMU's event.
         const bool terms = name.find('.') != std::string::npos && inner.find('=') != std::string::npos;
