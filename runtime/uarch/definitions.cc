@@ -34,6 +34,11 @@ std::optional<uint64_t> EventDefinition::RawConfig() const {
   return value;
 }
 
+uint64_t EventDefinition::RawConfig1() const {
+  uint64_t value = 0;
+  return !config1.empty() && absl::SimpleHexAtoi(config1, &value) ? value : 0;
+}
+
 using nlohmann::json;
 
 std::string FormulaDefinition::Parent() const {
@@ -367,6 +372,7 @@ absl::StatusOr<MetricSet> DefinitionLibrary::ForUarchUnchecked(const std::string
         const json encoding = e.value("encoding", json::object());
         event.libpfm = encoding.value("libpfm", "");
         event.config = encoding.value("config", "");
+        event.config1 = encoding.value("config1", "");
         event.note = encoding.value("note", e.value("note", ""));
         AddEvent(std::move(event), &set.events);
       }

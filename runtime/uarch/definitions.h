@@ -60,11 +60,16 @@ struct EventDefinition {
   std::vector<std::string> spellings; // normalized: the name first, then aliases
   std::string libpfm;                 // libpfm4 string, if known
   std::string config;                 // raw perf_event_attr.config, if known
+  // Raw perf_event_attr.config1 (an offcore response value), with `config`
+  // only; "" when the event has none.
+  std::string config1;
   std::string note;
 
   // `config` as a number: td's own encoding of the event (a raw perf event on
   // the core PMU); nullopt when the table has none or it is not hex.
   std::optional<uint64_t> RawConfig() const;
+  // `config1` as a number; 0 when there is none.
+  uint64_t RawConfig1() const;
 };
 
 // Everything needed to evaluate one microarchitecture.

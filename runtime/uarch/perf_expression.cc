@@ -114,8 +114,10 @@ absl::StatusOr<std::string> TranslatePerfExpression(const std::string& e, const 
         }
         // "EVENT@offcore_rsp\=0x…@": terms of an event, not a PMU's event.
         const bool terms = name.find('.') != std::string::npos && inner.find('=') != std::string::npos;
-        const std::string event = terms ? NormalizeEventName(name) + ":" + absl::AsciiStrToLower(inner)
-                                        : NormalizeEventName(name + "/" + inner + "/");
+        std::string term = absl::AsciiStrToLower(inner);
+        term.erase(std::remove(term.begin(), term.end(), '='), term.end());  // td's names have no '='
+        const std::string event =
+            terms ? NormalizeEventName(name) + ":" + term : NormalizeEventName(name + "/" + inner + "/");
         if (auto s = emit({PerfExprName::kEvent, event, modifiers}); !s.ok()) return s;
         continue;
       }

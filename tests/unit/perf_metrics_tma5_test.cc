@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "runtime/analysis/topdown_tree.h"
+#include "runtime/counters/event_encoder.h"
 #include "runtime/uarch/definitions.h"
 #include "runtime/uarch/perf_metrics_import.h"
 
@@ -38,7 +39,8 @@ TEST(Tma5, RetireLatencyAndHybridSelectorsInPerfSyntax) {
   EXPECT_EQ(*TranslatePerfExpression("cpu_core@MEM_LOAD_RETIRED.L2_HIT@R / 2"), "mem_load_retired.l2_hit:R / 2");
   EXPECT_EQ(*TranslatePerfExpression("msr@tsc\\,cpu=cpu_core@ / 1e9"), "tsc / 1e9");
   EXPECT_EQ(*TranslatePerfExpression("OCR.DEMAND_RFO.L3_MISS@offcore_rsp\\=0x103b800002@"),
-            "ocr.demand_rfo.l3_miss:offcore_rsp=0x103b800002");
+            "ocr.demand_rfo.l3_miss:offcore_rsp0x103b800002")
+      << "td's names have no '='";
 }
 
 // A toy CPU: Level 1 from two events, a Level 2 node weighing a retired
@@ -120,6 +122,33 @@ TEST(Tma5, ATreeNeverHoldsANodeAndItsRenamedTwin) {
   ASSERT_FALSE(library.ok());
   EXPECT_NE(library.status().message().find("A.L3_Miss_Bound is A.DRAM_Bound renamed"), std::string::npos)
       << library.status();
+}
+
+// perf's offcore_rsp= term (Granite Rapids' False_Sharing counts
+// OCR.DEMAND_RFO.L3_MISS with another response than its event file's): the
+// formula's value goes to config1, and td programs it from its table.
+TEST(Tma5, OffcoreResponseTermsAreProgrammedThroughConfig1) {
+  const json metrics = json::array({
+      Metric("tma_backend_bound", "OCR.DEMAND_RFO.L3_MISS@offcore_rsp\\=0x103b800002@ / CLOCKS", "TopdownL1;tma_L1_group"),
+  });
+  const json events = json::array({
+      {{"EventName", "OCR.DEMAND_RFO.L3_MISS"}, {"EventCode", "0x2A,0x2B"}, {"UMask", "0x1"},
+       {"MSRIndex", "0x1a6,0x1a7"}, {"MSRValue", "0x3F3FC00002"}},
+      {{"EventName", "CLOCKS"}, {"EventCode", "0x3c"}, {"UMask", "0x0"}},
+  });
+  auto imported = Import(metrics, events, "toy5", false);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(imported->definition["nodes"][0]["formula"], "OCR.DEMAND_RFO.L3_MISS:offcore_rsp0x103b800002 / CLOCKS");
+  auto library = DefinitionLibrary::FromTexts({{"toy5.json", imported->definition.dump()}});
+  ASSERT_TRUE(library.ok()) << library.status();
+  const EventDefinition* event = library->Find("toy5")->FindEvent("OCR.DEMAND_RFO.L3_MISS:offcore_rsp0x103b800002");
+  ASSERT_NE(event, nullptr);
+  EXPECT_EQ(event->RawConfig(), 0x12au);
+  EXPECT_EQ(event->RawConfig1(), 0x103b800002u);
+  auto encoded = EncodeEvent("OCR.DEMAND_RFO.L3_MISS:offcore_rsp0x103b800002", "toy5", *library);
+  ASSERT_TRUE(encoded.ok()) << encoded.status();
+  EXPECT_EQ(encoded->config, 0x12au);
+  EXPECT_EQ(encoded->config1, 0x103b800002u);
 }
 
 // Extending td's own skx with a newer file: its L3_Miss_Bound is td's

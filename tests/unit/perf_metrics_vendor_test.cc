@@ -182,10 +182,6 @@ TEST_P(VendorMetrics, EveryNodeAgreesWithTheVendorFormula) {
               spec.uarch.c_str(), agreeing, tallies.size(), kVectors);
 }
 
-const std::map<std::string, std::string> kNoOffcoreRsp = {
-    {"tma_false_sharing", "its remote term counts OCR.DEMAND_RFO.L3_MISS with another offcore_rsp value, which "
-                          "td's event table cannot program (config1)"}};
-
 // Lion Cove's events that the vendor data give no mean retire latency for
 // (Granite Rapids' event files, which lend theirs, lack them): these nodes need
 // sampled retire latencies, which td cannot record yet.
@@ -195,7 +191,7 @@ const std::map<std::string, std::string> kNoLionCoveMean = {
 
 INSTANTIATE_TEST_SUITE_P(
     Perfmon6dadedf, VendorMetrics,
-    ::testing::Values(VendorSpec{"gnr", "graniterapids/gnr-metrics.json", "", false, kNoOffcoreRsp},
+    ::testing::Values(VendorSpec{"gnr", "graniterapids/gnr-metrics.json", "", false},
                       VendorSpec{"srf", "sierraforest/srf-metrics.json", "", true},
                       VendorSpec{"grr", "grandridge/grr-metrics.json", "", true},
                       VendorSpec{"mtl_rwc", "meteorlake/mtl-metrics.json", "cpu_core", false},
