@@ -575,6 +575,8 @@ TEST(VendorFormulas, StaticRetireLatencyIsShownInTheReports) {
     if (node["name"] == lock->name) marked = node["estimated"] == kStaticRetireLatency;
   }
   EXPECT_TRUE(marked);
+  const std::string html = FormatHtmlReport(run, analysis);
+  EXPECT_NE(html.find("Lock_Latency — 6.4% of cycles (estimated: static retire latency)"), std::string::npos);
 }
 
 }  // namespace
