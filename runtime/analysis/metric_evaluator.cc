@@ -59,6 +59,8 @@ Value MetricEvaluator::Evaluate(const std::string& name) {
     v = EvaluateDefinition(*node);
   } else if (const FormulaDefinition* aux = set_.FindAuxiliary(name)) {
     v = EvaluateDefinition(*aux);
+  } else if (IsRetireLatency(name)) {
+    v = EvaluateRetireLatency(name);
   } else if (auto o = options_.constants.find(name); o != options_.constants.end()) {
     v = Value::Of(o->second);
   } else if (auto c = set_.constants.find(name); c != set_.constants.end()) {
@@ -72,6 +74,24 @@ Value MetricEvaluator::Evaluate(const std::string& name) {
   if (!frames_.empty()) Join(trail, &frames_.back());
   memo_[name] = Memoized{v, std::move(trail)};
   return v;
+}
+
+bool MetricEvaluator::IsRetireLatency(const std::string& name) const {
+  return name.size() > 2 && name.compare(name.size() - 2, 2, ":R") == 0 && set_.constants.contains(name);
+}
+
+// A sampled retire latency in the counts (perf stat --record-tpebs) wins;
+// otherwise the key's constant, the vendor's mean, and every value built on
+// it carries the note (TreeNode::estimated).
+Value MetricEvaluator::EvaluateRetireLatency(const std::string& name) {
+  std::string error;
+  if (const std::optional<double> sampled = lookup_({NormalizeEventName(name), name}, &error)) {
+    return Value::Of(*sampled);
+  }
+  const double mean = set_.constants.at(name);
+  Note(absl::StrFormat("%s%s: %s = %g cycles, the vendor's mean (no sampled value)", kEstimatedNotePrefix,
+                       kStaticRetireLatency, name, mean));
+  return Value::Of(mean);
 }
 
 Value MetricEvaluator::EvaluateEvent(const std::string& name) {

@@ -19,6 +19,10 @@ namespace td {
 using CountLookup = std::function<std::optional<double>(const std::vector<std::string>& spellings,
                                                        std::string* error)>;
 
+// Notes that begin so mark a value built on an estimate ("estimated: static
+// retire latency: …"); the tree copies what follows into TreeNode::estimated.
+inline constexpr char kEstimatedNotePrefix[] = "estimated: ";
+
 struct EvaluationOptions {
   // optional(...) correction terms are used when their events were collected.
   // Off reproduces tools that never had them (perf 5.10–6.2 on Ice Lake+).
@@ -55,6 +59,8 @@ class MetricEvaluator {
   };
   Value EvaluateDefinition(const FormulaDefinition& def);
   Value EvaluateEvent(const std::string& name);
+  bool IsRetireLatency(const std::string& name) const;
+  Value EvaluateRetireLatency(const std::string& name);
   void Note(std::string note);
   void Error(std::string error);
 

@@ -23,6 +23,17 @@ const TreeNode* TopDownResult::Find(const std::string& name) const {
   for (const auto& n : tree) {
     if (n.name == name) return &n;
   }
+  for (const auto& n : tree) {
+    if (std::find(n.former_names.begin(), n.former_names.end(), name) != n.former_names.end()) return &n;
+  }
+  return nullptr;
+}
+
+const TreeNode* TopDownResult::FindSame(const TreeNode& node) const {
+  if (const TreeNode* n = Find(node.name)) return n;
+  for (const std::string& former : node.former_names) {
+    if (const TreeNode* n = Find(former)) return n;
+  }
   return nullptr;
 }
 
@@ -66,11 +77,16 @@ TopDownResult AnalyzeCounts(const MetricSet& set, const CountLookup& lookup,
     node.level = def->level;
     node.kind = def->kind;
     node.threshold = def->threshold;
+    node.former_names = def->former_names;
     const TreeNode* parent = node.parent.empty() ? nullptr : result.Find(node.parent);
     if (parent != nullptr && !parent->value) {
       node.why_not = "parent not measured";  // the subtree is skipped
     } else {
-      const Value v = evaluator.Evaluate(def->name);
+      MetricEvaluator::Trail trail;
+      const Value v = evaluator.Evaluate(def->name, &trail);
+      for (const std::string& note : trail.notes) {
+        if (note.rfind(kEstimatedNotePrefix, 0) == 0 && node.estimated.empty()) node.estimated = kStaticRetireLatency;
+      }
       if (v.measured) {
         node.value = v.number;
         node.no_samples = v.no_samples;

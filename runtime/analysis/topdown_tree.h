@@ -25,6 +25,12 @@ struct TreeNode {
   std::string why_not;
   bool flagged = false;
   bool critical = false;  // on the path of largest flagged siblings from Level 1
+  // Non-empty when the value rests on an estimate ("static retire latency"):
+  // every output shows it beside the value.
+  std::string estimated;
+  // The names it had before a TMA rename ("…DRAM_Bound" of "…L3_Miss_Bound"):
+  // Find and compare match a tree that uses either.
+  std::vector<std::string> former_names;
 
   std::string ShortName() const { return name.substr(name.rfind('.') + 1); }
 };
@@ -61,7 +67,10 @@ struct TopDownResult {
   std::vector<Diagnosis> diagnoses;
 
   bool AnyMeasured() const;
+  // By name, or by a name the node had before a rename.
   const TreeNode* Find(const std::string& name) const;
+  // `node` of another tree here: by its name or any of its former names.
+  const TreeNode* FindSame(const TreeNode& node) const;
   std::optional<double> MetricValue(const std::string& name) const;
   // A level-0 metric by name (or former name); null when it was not computed.
   const Metric* FindMetric(const std::string& name) const;

@@ -226,7 +226,7 @@ std::optional<EventEncoding> EncodeFromTable(const Target& target, const std::st
     const EventDefinition* def = table.FindEvent(name);
     if (def == nullptr) continue;
     if (const std::optional<uint64_t> config = def->RawConfig()) {
-      return EventEncoding{target.name, PERF_TYPE_RAW, *config, 0, "td table", def->name};
+      return EventEncoding{target.name, PERF_TYPE_RAW, *config, def->RawConfig1(), "td table", def->name};
     }
   }
   const size_t colon = spelled.find(':');

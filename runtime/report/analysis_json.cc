@@ -54,7 +54,9 @@ nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysi
                       {"threshold", n.threshold ? json(*n.threshold) : json(nullptr)},
                       {"flagged", n.flagged},
                       {"critical", n.critical},
-                      {"not_measured_because", n.why_not}});
+                      {"not_measured_because", n.why_not},
+                      {"estimated", n.estimated.empty() ? json(nullptr) : json(n.estimated)},
+                      {"formerly", n.former_names}});
     }
     json metrics = json::object();
     for (const Metric& m : r.metrics) {

@@ -58,12 +58,12 @@ void AddNodeRows(const std::vector<CompareColumn>& columns, const TopDownResult&
   for (const TreeNode& node : shape.tree) {
     bool keep = node.level <= 2;
     for (const CompareColumn& c : columns) {
-      const TreeNode* n = c.tree ? c.tree->Find(node.name) : nullptr;
+      const TreeNode* n = c.tree ? c.tree->FindSame(node) : nullptr;
       keep |= n != nullptr && n->flagged;
     }
     if (!keep) continue;
     Row row{std::string(2 * (node.level - 1), ' ') + node.ShortName(), {}, {}};
-    for (const CompareColumn& c : columns) row.cells.push_back(Cell(c.tree ? c.tree->Find(node.name) : nullptr));
+    for (const CompareColumn& c : columns) row.cells.push_back(Cell(c.tree ? c.tree->FindSame(node) : nullptr));
     rows->push_back(std::move(row));
   }
 }

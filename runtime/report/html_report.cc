@@ -80,9 +80,10 @@ void AppendTree(const TopDownResult& r, const std::string& parent, std::string* 
     if (n.flagged) classes += " flagged";
     if (n.critical) classes += " critical";
     const std::string value = NodeValueText(n);
-    absl::StrAppendFormat(out, "<details class=\"%s\" data-node=\"%s\"%s><summary title=\"%s\">%s — %s%s</summary>",
+    absl::StrAppendFormat(out, "<details class=\"%s\" data-node=\"%s\"%s><summary title=\"%s\">%s — %s%s%s</summary>",
                           classes, HtmlEscape(n.name), n.critical ? " open" : "",
                           Tooltip(n.name), HtmlEscape(n.ShortName()), value,
+                          n.estimated.empty() ? "" : " (estimated: " + HtmlEscape(n.estimated) + ")",
                           n.flagged ? " (flagged)" : "");
     AppendTree(r, n.name, out);
     *out += "</details>\n";

@@ -130,6 +130,13 @@ void AppendRegion(const std::string& label, const TopDownResult& result,
     }
   }
   if (!missing.empty()) absl::StrAppendFormat(out, "  not measured: %s\n", missing);
+  std::string estimated;
+  for (const TreeNode& n : result.tree) {
+    if (n.value && !n.estimated.empty() && (options.max_level == 0 || n.level <= options.max_level)) {
+      estimated += (estimated.empty() ? "" : ", ") + n.ShortName();
+    }
+  }
+  if (!estimated.empty()) absl::StrAppendFormat(out, "  estimated: %s (%s)\n", kStaticRetireLatency, estimated);
 }
 
 }  // namespace

@@ -34,6 +34,11 @@ std::optional<uint64_t> EventDefinition::RawConfig() const {
   return value;
 }
 
+uint64_t EventDefinition::RawConfig1() const {
+  uint64_t value = 0;
+  return !config1.empty() && absl::SimpleHexAtoi(config1, &value) ? value : 0;
+}
+
 using nlohmann::json;
 
 std::string FormulaDefinition::Parent() const {
@@ -192,6 +197,7 @@ absl::Status AddFormulas(const json& list, const std::string& file, const std::s
     TD_ASSIGN_OR_RETURN(def.kind, KindFrom(j, where));
     def.note = j.value("note", "");
     def.former_names = j.value("formerly", std::vector<std::string>{});
+    def.estimated = j.value("estimated", "");
     auto same = std::find_if(out->begin(), out->end(),
                              [&def](const FormulaDefinition& d) { return d.name == def.name; });
     if (same != out->end() && extension) {
@@ -230,9 +236,38 @@ absl::Status CheckNames(const MetricSet& set) {
   };
   for (const auto& n : set.nodes) {
     if (auto s = check(n); !s.ok()) return s;
+    // A renamed node and its old self would count the same time twice.
+    for (const std::string& former : n.former_names) {
+      for (const auto& other : set.nodes) {
+        if (other.name == former && &other != &n) {
+          return absl::InvalidArgumentError(absl::StrFormat(
+              "definitions %s (uarch %s): %s is %s renamed; a tree holds one of them, not both", n.family,
+              set.uarch, n.name, former));
+        }
+      }
+    }
   }
   for (const auto& a : set.auxiliaries) {
     if (auto s = check(a); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+// "GenuineIntel-6-AD" for each model of the uarch's "cpus" table, as perf's
+// mapfile.csv spells a CPUID (an Arm part: "0x41-0xd4f").
+absl::Status AddCpuids(const json& uarch, MetricSet* set) {
+  const json cpus = uarch.value("cpus", json::array());
+  if (!cpus.is_array()) return absl::InvalidArgumentError("uarch " + set->uarch + ": \"cpus\" must be a list");
+  for (const json& cpu : cpus) {
+    if (!cpu.is_object() || !cpu.value("vendor", json()).is_string()) continue;
+    const std::string vendor = cpu["vendor"].get<std::string>();
+    const json family = cpu.value("family", json());
+    for (const json& model : cpu.value("models", json::array())) {
+      if (!model.is_number_integer()) continue;
+      std::string id = family.is_number_integer() ? absl::StrFormat("%s-%d-%X", vendor, family.get<int>(), model.get<int>())
+                                                  : absl::StrFormat("%s-0x%x", vendor, model.get<int>());
+      if (std::find(set->cpuids.begin(), set->cpuids.end(), id) == set->cpuids.end()) set->cpuids.push_back(id);
+    }
   }
   return absl::OkStatus();
 }
@@ -300,6 +335,8 @@ absl::StatusOr<MetricSet> DefinitionLibrary::ForUarchUnchecked(const std::string
       if (!everywhere) {
         if (!uarchs[uarch].is_object()) return FileError(file.name, "uarchs." + uarch + " must be an object");
         set.libpfm_pmu = uarchs[uarch].value("libpfm_pmu", set.libpfm_pmu);
+        set.tma_version = uarchs[uarch].value("tma_version", set.tma_version);
+        if (auto s = AddCpuids(uarchs[uarch], &set); !s.ok()) return FileError(file.name, std::string(s.message()));
         // Family-wide counter and memory models, each field overridable per uarch.
         const json counters = FamilySection(j, uarchs[uarch], "counters");
         if (!counters.empty()) {
@@ -336,6 +373,7 @@ absl::StatusOr<MetricSet> DefinitionLibrary::ForUarchUnchecked(const std::string
         const json encoding = e.value("encoding", json::object());
         event.libpfm = encoding.value("libpfm", "");
         event.config = encoding.value("config", "");
+        event.config1 = encoding.value("config1", "");
         event.note = encoding.value("note", e.value("note", ""));
         AddEvent(std::move(event), &set.events);
       }

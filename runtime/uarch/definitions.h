@@ -30,6 +30,10 @@ enum class NodeKind {
 // The spelling definition files and the --json report use: "fraction_of_slots"…
 const char* NodeKindName(NodeKind kind);
 
+// What a node's "estimated" field says when its formula rests on a vendor's
+// mean retire latency (a "EVENT:R" constant) rather than a measured one.
+inline constexpr char kStaticRetireLatency[] = "static retire latency";
+
 struct FormulaDefinition {
   std::string name;                   // "Backend_Bound.Memory_Bound", "#CORE_CLKS"
   std::vector<Expression> alternatives;  // the first one that is measured wins
@@ -44,6 +48,8 @@ struct FormulaDefinition {
   // Names it had before ("formerly"): still found by FindNode, so case files
   // and readers of older output that use them keep working.
   std::vector<std::string> former_names;
+  // Non-empty (kStaticRetireLatency) when the value may rest on an estimate.
+  std::string estimated;
 
   // "Backend_Bound" for "Backend_Bound.Memory_Bound"; empty at Level 1.
   std::string Parent() const;
@@ -54,17 +60,26 @@ struct EventDefinition {
   std::vector<std::string> spellings; // normalized: the name first, then aliases
   std::string libpfm;                 // libpfm4 string, if known
   std::string config;                 // raw perf_event_attr.config, if known
+  // Raw perf_event_attr.config1 (an offcore response value), with `config`
+  // only; "" when the event has none.
+  std::string config1;
   std::string note;
 
   // `config` as a number: td's own encoding of the event (a raw perf event on
   // the core PMU); nullopt when the table has none or it is not hex.
   std::optional<uint64_t> RawConfig() const;
+  // `config1` as a number; 0 when there is none.
+  uint64_t RawConfig1() const;
 };
 
 // Everything needed to evaluate one microarchitecture.
 struct MetricSet {
   std::string uarch;
   std::string libpfm_pmu;  // libpfm4's name for this core PMU, when it has one
+  // The TMA version the formulas follow ("5.2"), "" when the files do not say.
+  std::string tma_version;
+  // The CPUs of the "cpus" table as perf's mapfile spells them ("GenuineIntel-6-AD").
+  std::vector<std::string> cpuids;
   std::vector<std::string> families;
   std::string tma_version;  // "5.2": the TMA release the formulas follow, when a file says
   absl::flat_hash_map<std::string, double> constants;

@@ -42,7 +42,14 @@ bool PrivilegeModifiers(const std::string& s) {
          std::all_of(s.begin(), s.end(), [](char c) { return std::string_view("ukhIGHpPSDW").find(c) != std::string_view::npos; });
 }
 
-absl::StatusOr<std::string> DefaultName(const PerfExprName& name) { return name.text; }
+// perf's retire-latency modifier ("EVENT:R", "pmu@EVENT@R"): the event's
+// mean retire latency per retirement, not its count.
+constexpr char kRetireLatency[] = "R";
+
+// A retire latency keeps its ":R": it is another quantity than the count.
+absl::StatusOr<std::string> DefaultName(const PerfExprName& name) {
+  return name.modifiers == kRetireLatency ? name.text + ":R" : name.text;
+}
 
 }  // namespace
 
@@ -97,19 +104,28 @@ absl::StatusOr<std::string> TranslatePerfExpression(const std::string& e, const 
         ++i;
         std::string modifiers;
         while (i < e.size() && IsAlpha(e[i])) modifiers += e[i++];
-        if (!modifiers.empty() && !PrivilegeModifiers(modifiers)) {
+        if (!modifiers.empty() && modifiers != kRetireLatency && !PrivilegeModifiers(modifiers)) {
           return absl::UnimplementedError("modifier \"" + modifiers + "\" after " + name + "@" + inner + "@");
         }
-        if (auto s = emit({PerfExprName::kEvent, NormalizeEventName(name + "/" + inner + "/"), modifiers}); !s.ok()) {
-          return s;
+        // ",cpu=cpu_core" picks the CPUs of a hybrid part's PMU (msr@tsc\,cpu=cpu_core@): no encoding.
+        if (const size_t cpu = inner.find(",cpu="); cpu != std::string::npos) {
+          const size_t end = inner.find(',', cpu + 1);
+          inner.erase(cpu, end == std::string::npos ? std::string::npos : end - cpu);
         }
+        // "EVENT@offcore_rsp\=0x…@": terms of an event, not a PMU's event.
+        const bool terms = name.find('.') != std::string::npos && inner.find('=') != std::string::npos;
+        std::string term = absl::AsciiStrToLower(inner);
+        term.erase(std::remove(term.begin(), term.end(), '='), term.end());  // td's names have no '='
+        const std::string event =
+            terms ? NormalizeEventName(name) + ":" + term : NormalizeEventName(name + "/" + inner + "/");
+        if (auto s = emit({PerfExprName::kEvent, event, modifiers}); !s.ok()) return s;
         continue;
       }
       if (i < e.size() && e[i] == ':' && i + 1 < e.size() && IsAlpha(e[i + 1])) {  // EVENT:u
         std::string modifiers;
         ++i;
         while (i < e.size() && std::isalnum(static_cast<unsigned char>(e[i]))) modifiers += e[i++];
-        if (!PrivilegeModifiers(modifiers)) {
+        if (modifiers != kRetireLatency && !PrivilegeModifiers(modifiers)) {
           return absl::UnimplementedError("modifier \":" + modifiers + "\" of " + name);
         }
         if (auto s = emit({PerfExprName::kEvent, NormalizeEventName(name), modifiers}); !s.ok()) return s;
@@ -184,7 +200,7 @@ std::string TdNodeNameForPerf(std::string_view perf_metric) {
   // Words TMA writes as acronyms.
   static const std::set<std::string>* upper = new std::set<std::string>{
       "alu", "amx", "avx", "cisc", "dram", "dsb", "dtlb", "fb", "fp", "itlb", "lcp", "lsd", "mite", "ms", "pmm",
-      "sq", "st", "stlb", "smt", "llc", "4k", "uc", "ld", "rfo", "hitm", "mux", "x87"};
+      "sq", "st", "stlb", "smt", "llc", "4k", "2m", "1g", "uc", "ld", "rfo", "hitm", "mux", "x87", "cxl"};
   std::vector<std::string> words = absl::StrSplit(s, '_');
   for (std::string& w : words) {
     if (w.empty()) continue;

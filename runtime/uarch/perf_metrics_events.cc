@@ -1,6 +1,7 @@
 // The names perf's formulas use that are not metrics: events (declared with
 // their perf_event_attr.config from the event files) and "#" literals.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,7 +70,21 @@ absl::StatusOr<std::string> Importer::Literal(const std::string& literal) {
   return absl::UnimplementedError("perf's " + literal + " (a property of the machine td does not record)");
 }
 
+absl::StatusOr<std::string> Importer::RetireLatency(const std::string& normalized) {
+  auto found = events_.find(normalized);
+  if (found == events_.end()) return absl::UnimplementedError("retire latency of " + normalized + ", an event in none of the event files");
+  if (!found->second.retire_latency_mean) {
+    return absl::UnimplementedError("retire latency of " + found->second.name + ": its event file gives no RetirementLatencyMean");
+  }
+  // A constant of the key: td has no sampled retire latency unless a recording
+  // brings one under this name (the evaluator prefers that, and notes which).
+  const std::string name = found->second.name + ":R";
+  retire_latencies_[name] = *found->second.retire_latency_mean;
+  return name;
+}
+
 absl::StatusOr<std::string> Importer::Event(const std::string& normalized, const std::string& privilege) {
+  if (privilege == "R") return RetireLatency(normalized);
   if (!privilege.empty()) {
     return absl::UnimplementedError("event " + normalized + " counted with modifier " + privilege +
                                     " (one privilege level only; td counts the event as a whole)");
@@ -104,9 +119,12 @@ absl::StatusOr<std::string> Importer::Event(const std::string& normalized, const
   const PerfEventEntry& e = found->second;
   PerfEventEntry applied = e;
   const std::vector<std::string> terms = absl::StrSplit(modifiers, ':', absl::SkipEmpty());
+  std::optional<uint64_t> offcore;  // perf's offcore_rsp= term, spelled "offcore_rsp0x…" by td
   for (const std::string& m : terms) {
     uint64_t value = 0;
-    if (m.rfind("u0x", 0) == 0 && absl::SimpleHexAtoi(m.substr(3), &value)) {
+    if (m.rfind("offcore_rsp", 0) == 0 && absl::SimpleHexAtoi(m.substr(11), &value)) {
+      offcore = value;
+    } else if (m.rfind("u0x", 0) == 0 && absl::SimpleHexAtoi(m.substr(3), &value)) {
       applied.umask = value;
     } else if (m[0] == 'c' && absl::SimpleAtoi(m.substr(1), &value)) {
       applied.cmask = value;
@@ -123,7 +141,14 @@ absl::StatusOr<std::string> Importer::Event(const std::string& normalized, const
   std::string name = e.name + (modifiers.empty() ? "" : ":" + modifiers);
   entry["name"] = name;
   std::vector<std::string> notes;
-  if (e.code_text.find(',') != std::string::npos || !e.msr.empty()) {
+  if (offcore) {
+    // The formula's own response value, not the event file's MSRValue: config1,
+    // with the first of the event's codes (the kernel picks the MSR from it).
+    entry["encoding"] = {{"config", absl::StrFormat("0x%x", RawConfigOf(applied))},
+                         {"config1", absl::StrFormat("0x%x", *offcore)}};
+    notes.push_back(absl::StrFormat("offcore response 0x%x in config1 (the formula's; the event file's is %s)", *offcore,
+                                    e.msr.empty() ? "none" : e.msr));
+  } else if (e.code_text.find(',') != std::string::npos || !e.msr.empty()) {
     notes.push_back("needs more than config (" + (e.msr.empty() ? "event codes " + e.code_text : e.msr) +
                     "): left to libpfm4");
   } else {

@@ -54,10 +54,16 @@ std::string StringField(const json& e, const char* key) {
 namespace perf_import {
 
 absl::Status Importer::Load(const std::vector<PerfInputFile>& files) {
-  std::vector<json> metric_lists, event_lists;
+  std::vector<json> metric_lists, event_lists, latency_lists;
   for (const PerfInputFile& f : files) {
     json j = json::parse(f.text, nullptr, false);
     if (j.is_discarded()) return absl::InvalidArgumentError(f.path + ": not valid JSON");
+    if (f.retire_latencies_only) {
+      if (!j.is_array()) return absl::InvalidArgumentError(f.path + ": not a perf events file (a JSON list)");
+      sources_.push_back({{"path", PathInKernelTree(f.path)}, {"sha256", Sha256Hex(f.text)}, {"kind", "retire latencies"}});
+      latency_lists.push_back(std::move(j));
+      continue;
+    }
     bool metrics = false, events = false;
     if (j.is_array()) {
       for (const json& e : j) {
@@ -141,6 +147,9 @@ absl::Status Importer::Load(const std::vector<PerfInputFile>& files) {
       ev.inv = NumberField(e, "Invert") != 0;
       ev.any = NumberField(e, "AnyThread") != 0;
       ev.deprecated = NumberField(e, "Deprecated") != 0;
+      if (e.contains("RetirementLatencyMean") && e["RetirementLatencyMean"].is_number()) {
+        ev.retire_latency_mean = e["RetirementLatencyMean"].get<double>();
+      }
       if (NumberField(e, "MSRIndex") != 0 || NumberField(e, "MSRValue") != 0) {
         ev.msr = absl::StrFormat("MSRIndex %s, MSRValue %s", StringField(e, "MSRIndex"), StringField(e, "MSRValue"));
       }
@@ -149,12 +158,34 @@ absl::Status Importer::Load(const std::vector<PerfInputFile>& files) {
       if (it == events_.end() || (it->second.deprecated && !ev.deprecated)) events_[key] = std::move(ev);
     }
   }
+  // Lent means fill only what this CPU's own files leave open.
+  for (const json& list : latency_lists) {
+    for (const json& e : list) {
+      if (!e.is_object() || !e.contains("EventName") || !e.value("RetirementLatencyMean", json()).is_number()) continue;
+      auto it = events_.find(NormalizeEventName(StringField(e, "EventName")));
+      if (it != events_.end() && !it->second.retire_latency_mean) {
+        it->second.retire_latency_mean = e["RetirementLatencyMean"].get<double>();
+      }
+    }
+  }
   return absl::OkStatus();
 }
 
 std::string Importer::Skip(const std::string& metric, const std::string& why) {
   if (skipped_names_.insert(metric).second) skipped_.push_back(metric + ": " + why);
   return why;
+}
+
+// TMA's renamed nodes: perf's current metric -> td's node name before the
+// rename (TMA 5.x). Users, case files and older recordings name the old one.
+std::string Importer::RenamedFrom(const std::string& metric) {
+  static const std::map<std::string, std::string> kRenamed = {
+      {"tma_l3_miss_bound", "DRAM_Bound"},
+      {"tma_l1_latency_dependency", "L1_Hit_Latency"},
+      {"tma_cxl_mem_bound", "PMM_Bound"},
+  };
+  auto it = kRenamed.find(metric);
+  return it == kRenamed.end() ? "" : it->second;
 }
 
 std::string Importer::AuxiliaryName(const std::string& metric) {
@@ -169,6 +200,7 @@ absl::StatusOr<std::string> Importer::Path(const std::string& metric, std::set<s
   const PerfMetricEntry& m = metrics_.at(metric);
   if (!visiting->insert(metric).second) return absl::InvalidArgumentError("its MetricGroup parents form a cycle");
   std::string path = TdNodeNameForPerf(metric);
+  std::string former;  // the path it had under TMA's older names, when that differs
   if (m.level > 1) {
     std::string parent;
     for (const std::string& g : m.groups) {
@@ -184,8 +216,15 @@ absl::StatusOr<std::string> Importer::Path(const std::string& metric, std::set<s
     }
     absl::StatusOr<std::string> parent_path = Path(parent, visiting);
     if (!parent_path.ok()) return absl::InvalidArgumentError("its parent " + parent + " was skipped");
+    const std::string parent_former = former_paths_.count(parent) ? former_paths_.at(parent) : *parent_path;
+    const std::string old_name = RenamedFrom(metric);
+    if (!old_name.empty() && td_ != nullptr && td_->FindNode(*parent_path + "." + old_name) != nullptr) {
+      path = old_name;  // td's own node under its older name is this one: never a twin beside it
+    }
+    former = parent_former + "." + (old_name.empty() ? path : old_name);
     path = *parent_path + "." + path;
   }
+  if (!former.empty() && former != path) former_paths_[metric] = former;
   paths_[metric] = path;
   return path;
 }
@@ -355,6 +394,10 @@ absl::StatusOr<PerfImportResult> ImportPerfMetrics(const std::vector<PerfInputFi
     const bool extension = defines && j.contains("source") && j["source"].is_object() &&
                            j["source"].value("extends", "") == options.uarch;
     if (options.extend && extension) continue;
+    // An earlier import of the key (scripts/regenerate_vendor.sh's files) is what this one replaces.
+    const bool imported = defines && !extension && j.contains("source") && j["source"].is_object() &&
+                          j["source"].value("tool", "") == "td import-metrics";
+    if (imported && !options.extend) continue;
     if (defines && !extension && own_file.empty()) own_file = file;
     own_key |= defines;
     texts.emplace_back(file, text);

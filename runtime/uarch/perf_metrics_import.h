@@ -56,6 +56,9 @@ struct PerfInputFile {
   std::string path;
   std::string text;
   bool in_directory = false;  // found in a directory operand (other JSON there is passed over)
+  // Only lends its events' RetirementLatencyMean to events of the other
+  // files that have none (--retire-latencies: a sibling core's event file).
+  bool retire_latencies_only = false;
 };
 
 // The files of `paths`: a directory gives every *.json in it (sorted), a
@@ -78,6 +81,13 @@ struct PerfImportOptions {
   std::string kernel;            // the kernel version the files come from ("6.12.117")
   std::string libpfm_pmu;        // libpfm4's PMU for events td's table cannot encode
   std::vector<std::string> paths;  // the inputs as given, for the description
+  std::string tma_version;       // the TMA version of the formulas ("5.2"), written as the key's tma_version
+  std::string hybrid;            // with `pmu`: the whole part's key ("mtl"), written in each "cpus" entry
+  // Where the files come from, when not a kernel tree ("Intel perfmon 6dadedf,
+  // converted to perf's format; BSD-3-Clause"): replaces the kernel version
+  // in the description.
+  std::string origin;
+  std::vector<std::string> retire_latency_paths;  // the --retire-latencies inputs, for the description
   // Depth for one of td's own keys: only the Top-Down nodes td's definitions
   // of `uarch` lack, placed under td's nodes, with the auxiliaries and events
   // they need that td does not already have (td's own nodes are never

@@ -35,6 +35,9 @@ struct PerfEventEntry {
   bool edge = false, inv = false, any = false;
   std::string msr;  // "MSRIndex=… MSRValue=…" when the event needs more than config
   bool deprecated = false;
+  // The vendor's mean retire latency in cycles (RetirementLatencyMean), what
+  // a ":R" term stands for when no sampled value is at hand.
+  std::optional<double> retire_latency_mean;
 };
 
 // The translation of one set of files. With `td` (options.extend), td's own
@@ -59,11 +62,14 @@ class Importer {
   void Threshold(const PerfMetricEntry& m, json* node);
   std::string Skip(const std::string& metric, const std::string& why);
   static std::string AuxiliaryName(const std::string& metric);
+  static std::string RenamedFrom(const std::string& metric);
   std::string KindOf(const PerfMetricEntry& m) const;
 
   // perf_metrics_events.cc
   absl::StatusOr<std::string> Event(const std::string& normalized, const std::string& privilege);
   absl::StatusOr<std::string> Literal(const std::string& literal);
+  // "EVENT:R": a constant, the event file's mean retire latency.
+  absl::StatusOr<std::string> RetireLatency(const std::string& normalized);
   // This CPU's config of a plain event from its event file (no modifiers, no
   // extra registers), and whether td's table encodes `known` otherwise.
   std::optional<uint64_t> FileConfig(const std::string& normalized) const;
@@ -77,6 +83,8 @@ class Importer {
   void DropNodesUsingDropped(json* nodes, std::set<std::string>* kept_paths);
   // Every name the nodes' formulas and rules reach, through auxiliaries.
   std::set<std::string> ReachedNames(const json& nodes) const;
+  void MarkEstimated(json* nodes) const;
+  std::string RetireLatencyText() const;
   json Definition(const json& nodes, const json& auxiliaries, const json& events, const PerfImportResult& counts) const;
 
   const PerfImportOptions& options_;
@@ -85,6 +93,7 @@ class Importer {
   std::vector<std::string> metric_order_;
   std::map<std::string, PerfEventEntry> events_;  // by normalized name
   std::map<std::string, std::string> paths_;      // node metric -> td path
+  std::map<std::string, std::string> former_paths_;  // node metric -> its td path under TMA's older names
   std::map<std::string, absl::StatusOr<std::string>> formulas_;  // memo
   std::set<std::string> in_progress_;
   std::set<std::string> auxiliaries_used_;  // metrics written as auxiliaries
@@ -94,6 +103,8 @@ class Importer {
   std::vector<std::string> skipped_;
   std::set<std::string> skipped_names_;
   std::set<std::string> used_literals_;
+  std::map<std::string, double> retire_latencies_;  // "MEM_INST_RETIRED.LOCK_LOADS:R" -> mean cycles
+  std::map<std::string, double> used_retire_latencies_;  // those the kept nodes reach: the key's constants
   std::vector<json> sources_;
 };
 

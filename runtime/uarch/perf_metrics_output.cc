@@ -64,6 +64,7 @@ nlohmann::json Importer::KeptNodes(const std::vector<std::string>& order) {
     node["formula"] = *formula;
     Threshold(m, &node);
     node["perf_metric"] = metric;
+    if (auto former = former_paths_.find(metric); former != former_paths_.end()) node["formerly"] = {former->second};
     nodes.push_back(std::move(node));
     kept_paths.insert(path);
   }
@@ -129,6 +130,30 @@ std::set<std::string> Importer::ReachedNames(const json& nodes) const {
   return reached;
 }
 
+// A node whose value rests on a vendor's mean retire latency (directly, or
+// through an auxiliary or another such node) says so in the file, so every
+// output can show it as an estimate.
+void Importer::MarkEstimated(json* nodes) const {
+  std::set<std::string> estimated;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (json& node : *nodes) {
+      const std::string path = node["name"].get<std::string>();
+      if (estimated.count(path)) continue;
+      const std::set<std::string> reached = ReachedNames(json::array({{{"formula", node["formula"]}}}));
+      const bool uses = std::any_of(reached.begin(), reached.end(), [&](const std::string& n) {
+        return retire_latencies_.count(n) || estimated.count(n);
+      });
+      if (uses) {
+        node["estimated"] = kStaticRetireLatency;
+        estimated.insert(path);
+        changed = true;
+      }
+    }
+  }
+}
+
 absl::StatusOr<PerfImportResult> Importer::Run(const std::vector<PerfInputFile>& files) {
   if (auto s = Load(files); !s.ok()) return s;
   PlaceNodes();
@@ -145,8 +170,12 @@ absl::StatusOr<PerfImportResult> Importer::Run(const std::vector<PerfInputFile>&
                                [&](const json& n) { return td_->FindNode(n["name"].get<std::string>()) != nullptr; }),
                 nodes.end());
   }
+  MarkEstimated(&nodes);
   // Auxiliaries and events: those the kept nodes reach.
   const std::set<std::string> reached = ReachedNames(nodes);
+  for (const auto& [name, mean] : retire_latencies_) {
+    if (reached.count(name)) used_retire_latencies_[name] = mean;
+  }
   PerfImportResult result;
   json auxiliaries = json::array();
   for (const std::string& metric : metric_order_) {
@@ -184,15 +213,22 @@ nlohmann::json Importer::Definition(const json& nodes, const json& auxiliaries, 
   for (const char* literal : {"SMT_on", "Core_Wide"}) {
     if (used_literals_.count(literal) && (td_ == nullptr || !td_->constants.contains(literal))) constants[literal] = 0;
   }
+  for (const auto& [name, mean] : used_retire_latencies_) constants[name] = mean;
   if (!constants.empty()) uarch["constants"] = constants;
   if (!options_.cpus.empty()) {
     json cpus = json::array();
     for (const PerfCpu& c : options_.cpus) {
-      cpus.push_back({{"vendor", c.vendor}, {"family", c.family}, {"models", {c.model}}});
+      json cpu = {{"vendor", c.vendor}, {"family", c.family}, {"models", {c.model}}};
+      if (!options_.hybrid.empty() && !options_.pmu.empty()) {
+        cpu["hybrid"] = options_.hybrid;
+        cpu["core_pmu"] = options_.pmu;
+      }
+      cpus.push_back(std::move(cpu));
     }
     uarch["cpus"] = cpus;
   }
   if (!options_.libpfm_pmu.empty()) uarch["libpfm_pmu"] = options_.libpfm_pmu;
+  if (!options_.tma_version.empty()) uarch["tma_version"] = options_.tma_version;
   const std::string vendor = options_.cpus.empty() ? "" : options_.cpus.front().vendor;
   const std::string family_prefix = vendor == "AuthenticAMD" ? "amd_" : vendor == "GenuineIntel" ? "intel_" : "";
   const std::string kernel = options_.kernel.empty() ? "unknown" : options_.kernel;
@@ -205,19 +241,23 @@ nlohmann::json Importer::Definition(const json& nodes, const json& auxiliaries, 
   json def;
   def["family"] = family_prefix + options_.uarch + (td_ == nullptr ? "_from_perf" : "_depth_from_perf");
   def["description"] = absl::StrFormat(
-      "Imported by `td import-metrics%s` from Linux perf's pmu-events JSON (kernel %s%s): %s.%s %d Top-Down nodes "
+      "Imported by `td import-metrics%s` from %s%s: %s.%s %d Top-Down nodes "
       "(Levels %d-%d), %d auxiliaries, %d events; %d metrics or rules not translated (listed in \"notes\"). "
       "Formulas and thresholds are perf's (MetricExpr, MetricThreshold) in td's expression language; event "
       "encodings are the event files' EventCode/UMask/CounterMask/EdgeDetect/Invert/AnyThread as "
       "perf_event_attr.config.",
-      td_ == nullptr ? "" : " --extend", kernel, options_.pmu.empty() ? "" : ", PMU " + options_.pmu,
+      td_ == nullptr ? "" : " --extend",
+      options_.origin.empty() ? "Linux perf's pmu-events JSON (kernel " + kernel : options_.origin + " (perf's format",
+      (options_.pmu.empty() ? "" : ", PMU " + options_.pmu) + ")" + RetireLatencyText(),
       absl::StrJoin(options_.paths, " ", [](std::string* out, const std::string& p) { out->append(PathInKernelTree(p)); }),
       what, counts.nodes, counts.min_level, counts.max_level, counts.auxiliaries, counts.events,
       static_cast<int>(skipped_.size()));
   def["threshold_source"] =
       "perf's MetricThreshold of each node: \"threshold\" where the rule is the node above a number chained with its "
       "parent's rule, \"flagged_if\" with the whole rule otherwise.";
-  def["source"] = {{"tool", "td import-metrics"}, {"kernel", kernel}, {"files", sources_}};
+  def["source"] = {{"tool", "td import-metrics"}, {"files", sources_}};
+  if (options_.origin.empty()) def["source"]["kernel"] = kernel;
+  if (!options_.origin.empty()) def["source"]["origin"] = options_.origin;
   if (!options_.pmu.empty()) def["source"]["pmu"] = options_.pmu;
   if (td_ != nullptr) def["source"]["extends"] = options_.uarch;
   def["notes"] = skipped_;
@@ -226,6 +266,20 @@ nlohmann::json Importer::Definition(const json& nodes, const json& auxiliaries, 
   def["auxiliaries"] = auxiliaries;
   def["nodes"] = nodes;
   return def;
+}
+
+// What the description says of ":R" terms, when the nodes use any.
+std::string Importer::RetireLatencyText() const {
+  if (used_retire_latencies_.empty()) return "";
+  return absl::StrFormat(
+      "; %d retire-latency terms (perf's \":R\", sampled by perf stat --record-tpebs) are the vendor's mean retire "
+      "latency (RetirementLatencyMean%s) as constants, used where a recording brings no sampled value; the nodes built "
+      "on them say \"estimated\": \"%s\"",
+      static_cast<int>(used_retire_latencies_.size()),
+      options_.retire_latency_paths.empty()
+          ? " of the event files"
+          : ", lent by " + absl::StrJoin(options_.retire_latency_paths, " ") + " where this CPU's files give none",
+      kStaticRetireLatency);
 }
 
 }  // namespace td::perf_import

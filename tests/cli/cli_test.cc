@@ -1090,9 +1090,9 @@ TEST(CliImportMetrics, ExtendWritesTheDeeperNodesOfOneOfTdsKeys) {
   EXPECT_TRUE(names.count("Frontend_Bound.Fetch_Latency.Branch_Resteers.Mispredicts_Resteers"));
   EXPECT_TRUE(names.count("Backend_Bound.Core_Bound.Ports_Utilization.Ports_Utilized_3m.ALU_Op_Utilization.Port_6"));
   EXPECT_FALSE(names.count("Backend_Bound.Memory_Bound.DRAM_Bound")) << "td's own node";
-  Outcome bad = Td({"import-metrics", "--extend", "--uarch", "srf", Data("perf-metrics/x86/sierraforest")});
+  Outcome bad = Td({"import-metrics", "--extend", "--uarch", "srf_perf", Data("perf-metrics/x86/sierraforest")});
   EXPECT_EQ(bad.status, 1);
-  EXPECT_EQ(bad.err, "td: --extend adds to one of td's own keys; srf is not one\n");
+  EXPECT_EQ(bad.err, "td: --extend adds to one of td's own keys; srf_perf is not one\n");
   bad = Td({"import-metrics", "--extend", "--uarch", "skx", "--cpu", "GenuineIntel:6:85", Data("perf-metrics/x86/skylakex")});
   EXPECT_EQ(bad.status, 2);
   EXPECT_EQ(Lines(bad.err), 1u);

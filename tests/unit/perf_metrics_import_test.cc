@@ -205,7 +205,7 @@ INSTANTIATE_TEST_SUITE_P(
                    [](std::mt19937_64& rng, double cycles, Counts* c) { RelateGoldenCove(rng, cycles, c); }},
         ImportSpec{"adl_grt", "x86/alderlake", "x86/alderlake/adl-metrics.json", "cpu_atom", "adl_grt_perf",
                    [](std::mt19937_64& rng, double cycles, Counts* c) { RelateGracemont(rng, cycles, c); }},
-        ImportSpec{"srf", "x86/sierraforest", "x86/sierraforest/srf-metrics.json", "", "srf",
+        ImportSpec{"srf", "x86/sierraforest", "x86/sierraforest/srf-metrics.json", "", "srf_perf",
                    [](std::mt19937_64& rng, double cycles, Counts* c) { RelateCrestmont(rng, cycles, c); }}),
     [](const ::testing::TestParamInfo<ImportSpec>& info) { return info.param.name; });
 
@@ -303,14 +303,15 @@ TEST(PerfMetricsImport, UnknownConstructsSkipTheMetricWithOneLine) {
   EXPECT_EQ(result->definition["notes"].size(), expected.size());
 }
 
-// A CPU td does not ship: Sierra Forest (Crestmont) from perf 6.12, imported
-// into a directory that TD_METRICS_DIR would name, recognised by its CPUID,
+// A CPU td does not ship: Sierra Forest's (Crestmont) perf 6.12 files under
+// another key and a CPUID no Intel CPU has (td ships srf from Intel's newer
+// data), imported into a directory that TD_METRICS_DIR would name, recognised by its CPUID,
 // with Levels 1-3, and a case analysed to perf's values.
 TEST(PerfMetricsImport, SierraForestWorksThroughTdMetricsDir) {
   auto builtin = DefinitionLibrary::Load();
   ASSERT_TRUE(builtin.ok());
-  ASSERT_EQ(builtin->Find("srf"), nullptr) << "td ships srf now: import another CPU";
-  const PerfImportResult imported = Import("x86/sierraforest", "srf", "", {{"GenuineIntel", 6, 0xaf}});
+  ASSERT_EQ(builtin->Find("srf_perf"), nullptr) << "td ships srf_perf now: import under another key";
+  const PerfImportResult imported = Import("x86/sierraforest", "srf_perf", "", {{"GenuineIntel", 6, 0xfe}});
   EXPECT_TRUE(imported.skipped.empty());
   // Provenance: the kernel, every input with its sha256 (tests/data/perf-metrics/README.md).
   const nlohmann::json& source = imported.definition["source"];
@@ -327,14 +328,14 @@ TEST(PerfMetricsImport, SierraForestWorksThroughTdMetricsDir) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / absl::StrFormat("td-import-test-%d", static_cast<int>(getpid()));
   std::filesystem::create_directories(dir);
-  std::ofstream(dir / "srf.json") << imported.definition.dump(1);
+  std::ofstream(dir / "srf_perf.json") << imported.definition.dump(1);
   auto library = DefinitionLibrary::Load(dir.string());
   std::filesystem::remove_all(dir);
   ASSERT_TRUE(library.ok()) << library.status();
-  auto key = library->Identify("GenuineIntel", 6, 175, 3);
+  auto key = library->Identify("GenuineIntel", 6, 0xfe, 3);
   ASSERT_TRUE(key.ok()) << key.status();
-  EXPECT_EQ(*key, "srf");
-  const MetricSet* set = library->Find("srf");
+  EXPECT_EQ(*key, "srf_perf");
+  const MetricSet* set = library->Find("srf_perf");
   ASSERT_NE(set, nullptr);
   std::map<int, std::set<std::string>> by_level;
   for (const FormulaDefinition& node : set->nodes) by_level[node.level].insert(node.name);
@@ -352,12 +353,12 @@ TEST(PerfMetricsImport, SierraForestWorksThroughTdMetricsDir) {
   std::vector<std::string> names;
   for (const auto& node : imported.definition["nodes"]) names.push_back(node["perf_metric"]);
   const std::set<std::string> events = NeededEvents(perf, names, *set);
-  ImportSpec spec{"srf", "", "", "", "srf", [](std::mt19937_64& r, double cycles, Counts* c) { RelateCrestmont(r, cycles, c); }};
+  ImportSpec spec{"srf", "", "", "", "srf_perf", [](std::mt19937_64& r, double cycles, Counts* c) { RelateCrestmont(r, cycles, c); }};
   const std::map<std::string, double> literals = {{"SMT_on", 0}};
   int compared = 0;
   for (int v = 0; v < 20; ++v) {
     const Counts counts = Vector(rng, events, spec);
-    nlohmann::json case_json = {{"id", "srf-import"}, {"uarch", "srf"}, {"smt", false}, {"counts", nlohmann::json::array()}};
+    nlohmann::json case_json = {{"id", "srf-import"}, {"uarch", "srf_perf"}, {"smt", false}, {"counts", nlohmann::json::array()}};
     for (const auto& [event, value] : counts) case_json["counts"].push_back({{"event", event}, {"value", value}});
     auto c = ParsePerfCase(case_json);
     ASSERT_TRUE(c.ok()) << c.status();
@@ -442,12 +443,12 @@ TEST(PerfMetricsImport, ExtendAddsOnlyWhatTdLacksAndTheShippedDepthFilesAreCurre
     EXPECT_TRUE(source_listed) << depth_file << " names its metrics file with the test copy's sha256";
   }
   PerfImportOptions options;
-  options.uarch = "srf";
+  options.uarch = "srf_perf";
   options.extend = true;
   auto files = ReadPerfInputs({PerfData("x86/sierraforest")});
   ASSERT_TRUE(files.ok());
   EXPECT_EQ(ImportPerfMetrics(*files, options).status().message(),
-            "--extend adds to one of td's own keys; srf is not one");
+            "--extend adds to one of td's own keys; srf_perf is not one");
   EXPECT_EQ(PathInKernelTree("/usr/src/linux/tools/perf/pmu-events/arch/x86/skylakex"),
             "tools/perf/pmu-events/arch/x86/skylakex");
   EXPECT_EQ(PathInKernelTree("perf/x86/skylakex"), "perf/x86/skylakex");

@@ -547,5 +547,37 @@ TEST(VendorFormulas, ZeroOverZeroShowsAsNoSamples) {
   EXPECT_FALSE(counted.regions[0].Find("Frontend_Bound")->no_samples);
 }
 
+// Granite Rapids (TMA 5.2): without sampled retire latencies the nodes built on
+// the vendor's mean say so in the text report and the analysis JSON.
+TEST(VendorFormulas, StaticRetireLatencyIsShownInTheReports) {
+  auto library = DefinitionLibrary::Load();
+  ASSERT_TRUE(library.ok());
+  std::map<std::string, double> counts;
+  for (const EventDefinition& e : library->Find("gnr")->events) counts[e.name] = 1000;
+  counts["CPU_CLK_UNHALTED.THREAD"] = 1'000'000;
+  counts["TOPDOWN.SLOTS"] = 8'000'000;
+  const RunData run = N2Recording(3, false, counts);  // the machine does not matter: the key is named
+  const RunAnalysis analysis = AnalyzeRun(run, *library, "gnr", std::nullopt);
+  ASSERT_FALSE(analysis.regions.empty());
+  const TreeNode* lock = analysis.regions[0].Find("Backend_Bound.Memory_Bound.L1_Bound.Lock_Latency");
+  ASSERT_TRUE(lock && lock->value);
+  EXPECT_DOUBLE_EQ(*lock->value, 1000 * 63.76 / 1'000'000);  // LOCK_LOADS x its mean retire latency / clocks
+  EXPECT_EQ(lock->estimated, kStaticRetireLatency);
+  EXPECT_EQ(analysis.regions[0].Find("Backend_Bound")->estimated, "");
+  TextReportOptions options;
+  options.max_level = 0;
+  const std::string text = FormatTopDownSection(run, analysis, options);
+  EXPECT_NE(text.find("estimated: static retire latency ("), std::string::npos) << text;
+  EXPECT_NE(text.find("Lock_Latency"), std::string::npos) << text;
+  const nlohmann::json j = RunAnalysisToJson(run, analysis);
+  bool marked = false;
+  for (const auto& node : j["regions"][0]["inclusive"]["tree"]) {
+    if (node["name"] == lock->name) marked = node["estimated"] == kStaticRetireLatency;
+  }
+  EXPECT_TRUE(marked);
+  const std::string html = FormatHtmlReport(run, analysis);
+  EXPECT_NE(html.find("Lock_Latency — 6.4% of cycles (estimated: static retire latency)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace td

@@ -14,7 +14,7 @@ namespace {
 
 int ImportMetrics(const cli::Command& self, const cli::Args& args) {
   PerfImportOptions options;
-  std::string cpus, out;
+  std::string cpus, out, latencies;
   cli::Args inputs;
   const auto done = cli::Flags(self)
                         .Value("--uarch", &options.uarch)
@@ -22,6 +22,10 @@ int ImportMetrics(const cli::Command& self, const cli::Args& args) {
                         .Value("--pmu", &options.pmu)
                         .Value("--kernel", &options.kernel)
                         .Value("--libpfm-pmu", &options.libpfm_pmu)
+                        .Value("--tma-version", &options.tma_version)
+                        .Value("--hybrid", &options.hybrid)
+                        .Value("--origin", &options.origin)
+                        .Value("--retire-latencies", &latencies)
                         .Value("--out", &out)
                         .Switch("--extend", &options.extend)
                         .Parse(args, &inputs);
@@ -29,6 +33,7 @@ int ImportMetrics(const cli::Command& self, const cli::Args& args) {
   if (options.uarch.empty()) return cli::Misuse("import-metrics needs --uarch KEY, the key the imported CPU gets (e.g. srf)");
   if (options.extend && !cpus.empty()) return cli::Misuse("--extend adds nodes to a key td already recognises: leave out --cpu");
   if (inputs.empty()) return cli::WrongOperands(self, "perf's metrics file and event files, or their directory");
+  if (!options.hybrid.empty() && options.pmu.empty()) return cli::Misuse("--hybrid names the whole part of a --pmu's core: give --pmu too");
   const std::vector<std::string> cpu_texts = absl::StrSplit(cpus, ',', absl::SkipEmpty());
   for (const std::string& text : cpu_texts) {
     auto cpu = ParsePerfCpu(text);
@@ -38,6 +43,16 @@ int ImportMetrics(const cli::Command& self, const cli::Args& args) {
   options.paths = inputs;
   auto files = ReadPerfInputs(inputs);
   if (!files.ok()) return cli::Fail(files.status().message());
+  if (!latencies.empty()) {
+    auto lent = ReadPerfInputs({latencies});
+    if (!lent.ok()) return cli::Fail(lent.status().message());
+    for (PerfInputFile& f : *lent) {
+      if (f.path.find("metrics") != std::string::npos || f.path.find("metricgroups") != std::string::npos) continue;
+      f.retire_latencies_only = true;
+      files->push_back(std::move(f));
+    }
+    options.retire_latency_paths.push_back(latencies);
+  }
   if (options.kernel.empty()) options.kernel = KernelVersionAbove(inputs.front());
   auto result = ImportPerfMetrics(*files, options);
   if (!result.ok()) return cli::Fail(result.status().message());
@@ -50,9 +65,12 @@ int ImportMetrics(const cli::Command& self, const cli::Args& args) {
   }
   std::fprintf(stderr,
                "td import-metrics: %s: %d %snodes (Levels %d-%d), %d auxiliaries, %d events, %zu not translated; "
-               "kernel %s%s\n",
+               "%s%s\n",
                options.uarch.c_str(), result->nodes, options.extend ? "more " : "", result->min_level, result->max_level, result->auxiliaries, result->events,
-               result->skipped.size(), options.kernel.empty() ? "unknown (give it with --kernel)" : options.kernel.c_str(),
+               result->skipped.size(),
+               (!options.origin.empty() ? options.origin
+                : "kernel " + (options.kernel.empty() ? std::string("unknown (give it with --kernel)") : options.kernel))
+                   .c_str(),
                out.empty() ? "" : ("; wrote " + out).c_str());
   return cli::kDone;
 }
@@ -62,7 +80,8 @@ int ImportMetrics(const cli::Command& self, const cli::Args& args) {
 const cli::Command kImportMetricsCommand = {
     "import-metrics",
     "import-metrics --uarch KEY [--cpu VENDOR:FAMILY:MODEL,…] [--pmu PMU] [--kernel VERSION]\n"
-    "               [--libpfm-pmu NAME] [--extend] [--out FILE] DIR_OR_FILE…",
+    "               [--libpfm-pmu NAME] [--extend] [--tma-version V] [--hybrid PART]\n"
+    "               [--origin TEXT] [--retire-latencies DIR_OR_FILE] [--out FILE] DIR_OR_FILE…",
     "a td definition file from Linux perf's metric and event JSON for one CPU",
     "Translates Linux perf's pmu-events JSON for one CPU (tools/perf/pmu-events/arch/…:\n"
     "the metrics file, e.g. x86/sierraforest/srf-metrics.json, and the event files\n"
@@ -85,6 +104,13 @@ const cli::Command kImportMetricsCommand = {
     "  --extend           KEY is one of td's own: write only the Top-Down nodes td's\n"
     "                     definitions of it lack (deeper levels), under td's nodes, with\n"
     "                     the auxiliaries and events they need that td does not have\n"
+    "  --tma-version V    the TMA version of the formulas (5.2), shown by td uarchs\n"
+    "  --hybrid PART      with --pmu: the whole part's key (mtl), so td picks this key for\n"
+    "                     that PMU's counts on such a CPU\n"
+    "  --origin TEXT      where the files come from when not a kernel tree (vendor, commit,\n"
+    "                     licence), written into the description\n"
+    "  --retire-latencies DIR_OR_FILE  event files whose RetirementLatencyMean stands in\n"
+    "                     for ':R' terms this CPU's own event files give none for\n"
     "  --out FILE         write the definition file to FILE instead of stdout",
     ImportMetrics};
 
