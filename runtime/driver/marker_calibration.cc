@@ -82,13 +82,13 @@ CalibrationRound MeasureRound(CounterBackend& backend, int pairs) {
   round.pairs = static_cast<uint64_t>(pairs);
   const auto inner_calls = static_cast<double>(inner_part->calls);
   const auto outer_calls = static_cast<double>(outer_part->calls);
-  round.inside_wall_ns = static_cast<double>(inner_part->wall_inclusive_ns) / inner_calls;
-  round.outer_wall_ns = static_cast<double>(outer_part->wall_inclusive_ns) / outer_calls;
+  round.inside.wall_ns = static_cast<double>(inner_part->wall_inclusive_ns) / inner_calls;
+  round.outer.wall_ns = static_cast<double>(outer_part->wall_inclusive_ns) / outer_calls;
   const size_t events = measured.layout.events.size();
   if (inner_part->events.size() == events && outer_part->events.size() == events) {
     for (size_t e = 0; e < events; ++e) {
-      round.inside.push_back(static_cast<double>(inner_part->events[e].inclusive) / inner_calls);
-      round.outer.push_back(static_cast<double>(outer_part->events[e].inclusive) / outer_calls);
+      round.inside.events.push_back(static_cast<double>(inner_part->events[e].inclusive) / inner_calls);
+      round.outer.events.push_back(static_cast<double>(outer_part->events[e].inclusive) / outer_calls);
     }
   }
   return round;
@@ -98,36 +98,38 @@ CalibrationRound MeasureRound(CounterBackend& backend, int pairs) {
 
 std::optional<MarkerCost> CombineCalibrationRounds(const std::vector<CalibrationRound>& rounds, std::string* why) {
   bool any = false;
-  MarkerCost cost;
-  double least_outer_wall = 0;
-  std::vector<double> least_outer;
+  uint64_t pairs = 0;
+  PerCall inside;  // the least of each figure
+  PerCall outer;
+  const auto keep_least = [](const PerCall& round, PerCall* least) {
+    least->wall_ns = std::min(least->wall_ns, round.wall_ns);
+    if (round.events.size() != least->events.size()) return;
+    for (size_t e = 0; e < round.events.size(); ++e) least->events[e] = std::min(least->events[e], round.events[e]);
+  };
   for (const CalibrationRound& round : rounds) {
     if (round.pairs == 0) continue;  // not measured
-    cost.pairs += round.pairs;
+    pairs += round.pairs;
     if (!any) {
       any = true;
-      cost.inside_wall_ns = round.inside_wall_ns;
-      least_outer_wall = round.outer_wall_ns;
-      cost.inside = round.inside;
-      least_outer = round.outer;
+      inside = round.inside;
+      outer = round.outer;
       continue;
     }
-    cost.inside_wall_ns = std::min(cost.inside_wall_ns, round.inside_wall_ns);
-    least_outer_wall = std::min(least_outer_wall, round.outer_wall_ns);
-    if (round.inside.size() != cost.inside.size() || round.outer.size() != least_outer.size()) continue;
-    for (size_t e = 0; e < cost.inside.size(); ++e) {
-      cost.inside[e] = std::min(cost.inside[e], round.inside[e]);
-      least_outer[e] = std::min(least_outer[e], round.outer[e]);
-    }
+    keep_least(round.inside, &inside);
+    keep_least(round.outer, &outer);
   }
   if (!any) {
     *why = "no calibration round was measured";
     return std::nullopt;
   }
-  const auto around_of = [](double outer, double inside) { return std::max(0.0, outer - 2 * inside); };
-  cost.around_wall_ns = around_of(least_outer_wall, cost.inside_wall_ns);
-  for (size_t e = 0; e < cost.inside.size() && e < least_outer.size(); ++e) {
-    cost.around.push_back(around_of(least_outer[e], cost.inside[e]));
+  const auto around_of = [](double outer_cost, double inside_cost) { return std::max(0.0, outer_cost - 2 * inside_cost); };
+  MarkerCost cost;
+  cost.pairs = pairs;
+  cost.inside_wall_ns = inside.wall_ns;
+  cost.around_wall_ns = around_of(outer.wall_ns, inside.wall_ns);
+  cost.inside = inside.events;
+  for (size_t e = 0; e < inside.events.size() && e < outer.events.size(); ++e) {
+    cost.around.push_back(around_of(outer.events[e], inside.events[e]));
   }
   if (cost.around.size() != cost.inside.size()) {  // rounds that disagree on what was counted
     cost.inside.clear();

@@ -37,12 +37,14 @@ inline constexpr double kMaxPairWallNs = 50'000;
 // for itself (inside) and what the outer region around it reports (outer:
 // its own inside cost, the inner pair's whole cost, and around). Per event
 // in the run's order; empty where the counters were not measured.
+struct PerCall {
+  double wall_ns = 0;
+  std::vector<double> events;
+};
 struct CalibrationRound {
   uint64_t pairs = 0;
-  double inside_wall_ns = 0;
-  double outer_wall_ns = 0;
-  std::vector<double> inside;
-  std::vector<double> outer;
+  PerCall inside;
+  PerCall outer;
 };
 
 // The rounds of one calibration, each measured alone: a preemption or an

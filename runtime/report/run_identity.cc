@@ -64,7 +64,7 @@ std::string RunIdentityLines(const RunData& data, const RunAnalysis* analysis) {
   if (!data.td_version.empty()) parts.push_back("td " + Printable(data.td_version));
   if (analysis != nullptr && !analysis->uarch.empty()) {
     parts.push_back("key " + analysis->uarch +
-                    (analysis->tma_version.empty() ? "" : " (TMA " + analysis->tma_version + ")"));
+                    (analysis->tma_version.empty() ? "" : ", TMA " + analysis->tma_version));
   }
   if (!parts.empty()) absl::StrAppendFormat(&out, "%s\n", absl::StrJoin(parts, "; "));
   return out;

@@ -328,7 +328,6 @@ absl::StatusOr<MetricSet> DefinitionLibrary::ForUarchUnchecked(const std::string
       *current_file = file.name;
       specific |= !everywhere;
       set.families.push_back(j.value("family", file.name));
-      set.tma_version = j.value("tma_version", set.tma_version);
       if (auto s = AddConstants(j.value("constants", json::object()), file.name, &set); !s.ok()) {
         return s;
       }

@@ -81,7 +81,6 @@ struct MetricSet {
   // The CPUs of the "cpus" table as perf's mapfile spells them ("GenuineIntel-6-AD").
   std::vector<std::string> cpuids;
   std::vector<std::string> families;
-  std::string tma_version;  // "5.2": the TMA release the formulas follow, when a file says
   absl::flat_hash_map<std::string, double> constants;
   std::vector<FormulaDefinition> nodes;        // file order, generic first
   std::vector<FormulaDefinition> auxiliaries;

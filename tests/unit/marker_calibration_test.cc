@@ -11,25 +11,17 @@ namespace td {
 namespace {
 
 // Inside 30 ns, outer 2,000 ns (so around 1,940 ns); task-clock 900 / 2,700.
-CalibrationRound QuietRound() {
-  CalibrationRound round;
-  round.pairs = 200;
-  round.inside_wall_ns = 30;
-  round.outer_wall_ns = 2000;
-  round.inside = {0, 900};
-  round.outer = {0, 2700};
-  return round;
-}
+CalibrationRound QuietRound() { return CalibrationRound{200, PerCall{30, {0, 900}}, PerCall{2000, {0, 2700}}}; }
 
 TEST(MarkerCalibration, APreemptedRoundIsOutvotedByTheQuietOnes) {
   std::vector<CalibrationRound> rounds(5, QuietRound());
   // 10 ms lost in round 2's inner pairs (+50 µs per call to inside and to
   // outer alike) and in round 4's outer pairs.
-  rounds[2].inside_wall_ns += 50'000;
-  rounds[2].outer_wall_ns += 50'000;
-  rounds[2].inside[1] += 50'000;
-  rounds[2].outer[1] += 50'000;
-  rounds[4].outer_wall_ns += 50'000;
+  rounds[2].inside.wall_ns += 50'000;
+  rounds[2].outer.wall_ns += 50'000;
+  rounds[2].inside.events[1] += 50'000;
+  rounds[2].outer.events[1] += 50'000;
+  rounds[4].outer.wall_ns += 50'000;
   std::string why;
   const auto cost = CombineCalibrationRounds(rounds, &why);
   ASSERT_TRUE(cost.has_value()) << why;
@@ -45,8 +37,8 @@ TEST(MarkerCalibration, AnInnerPreemptionDoesNotShrinkAround) {
   // Taking the least "around" of each round would pick round 0's, made
   // small by a preemption of its inner pair: outer less twice inside.
   std::vector<CalibrationRound> rounds = {QuietRound(), QuietRound()};
-  rounds[0].inside_wall_ns += 900;
-  rounds[0].outer_wall_ns += 900;
+  rounds[0].inside.wall_ns += 900;
+  rounds[0].outer.wall_ns += 900;
   std::string why;
   const auto cost = CombineCalibrationRounds(rounds, &why);
   ASSERT_TRUE(cost.has_value()) << why;
@@ -55,7 +47,7 @@ TEST(MarkerCalibration, AnInnerPreemptionDoesNotShrinkAround) {
 
 TEST(MarkerCalibration, EveryRoundSlowIsRefusedWithOneLine) {
   std::vector<CalibrationRound> rounds(5, QuietRound());
-  for (CalibrationRound& round : rounds) round.outer_wall_ns = 72'000;
+  for (CalibrationRound& round : rounds) round.outer.wall_ns = 72'000;
   std::string why;
   EXPECT_FALSE(CombineCalibrationRounds(rounds, &why).has_value());
   EXPECT_NE(why.find("72.0 µs at best over 5 rounds"), std::string::npos) << why;
@@ -70,10 +62,10 @@ TEST(MarkerCalibration, NoMeasuredRoundGivesNoCost) {
 
 TEST(MarkerCalibration, RoundsWithoutCountersKeepTheWallCostOnly) {
   std::vector<CalibrationRound> rounds(2, QuietRound());
-  rounds[1].inside.clear();
-  rounds[1].outer.clear();
-  rounds[0].inside.clear();
-  rounds[0].outer.clear();
+  rounds[1].inside.events.clear();
+  rounds[1].outer.events.clear();
+  rounds[0].inside.events.clear();
+  rounds[0].outer.events.clear();
   std::string why;
   const auto cost = CombineCalibrationRounds(rounds, &why);
   ASSERT_TRUE(cost.has_value()) << why;

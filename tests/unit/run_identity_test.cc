@@ -28,7 +28,7 @@ TEST(RunIdentity, TwoLinesWithWhatTheRecordingHolds) {
   analysis.tma_version = "5.2";
   EXPECT_EQ(RunIdentityLines(data, &analysis),
             "command: ./td_matmul 1000\n"
-            "started 2026-11-23 14:13:13 UTC on lab-skylake; td 0.1.0; key skl (TMA 5.2)\n");
+            "started 2026-11-23 14:13:13 UTC on lab-skylake; td 0.1.0; key skl, TMA 5.2\n");
   data.program.start_unix_ns = 0;
   EXPECT_EQ(RunIdentityLines(data, nullptr), "command: ./td_matmul 1000\non lab-skylake; td 0.1.0\n");
 }
