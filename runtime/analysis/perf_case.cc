@@ -182,9 +182,12 @@ absl::StatusOr<PerfCase> DecodePerfCase(const json& j) {
   PerfCase c;
   c.id = StringOrEmpty(j, "id");
   c.uarch = StringOrEmpty(j, "uarch");
+  c.cpuid = StringOrEmpty(j, "cpuid");
   c.formula_family = StringOrEmpty(j, "formula_family");
   if (j.contains("smt") && j["smt"].is_boolean()) c.smt = j["smt"].get<bool>();
-  if (c.uarch.empty()) return absl::InvalidArgumentError("case: missing \"uarch\"");
+  if (c.uarch.empty() && c.cpuid.empty()) {
+    return absl::InvalidArgumentError("case: missing \"uarch\" (a key of td uarchs) or \"cpuid\"");
+  }
   if (j.contains("persistent_memory")) {
     if (!j["persistent_memory"].is_boolean()) return absl::InvalidArgumentError("case: persistent_memory is not true or false");
     c.persistent_memory = j["persistent_memory"].get<bool>();
@@ -209,6 +212,8 @@ absl::StatusOr<PerfCase> DecodePerfCase(const json& j) {
           absl::StrFormat("case: midr = %s is not a MIDR in hex (\"0x410fd493\")", json_fields::Shown(*midr)));
     }
     c.cpu_revision = revision;
+  } else if (const int revision = CpuRevisionFromMidr(c.cpuid); revision >= 0) {
+    c.cpu_revision = revision;  // an Arm cpuid is the MIDR: it carries the revision too
   }
   if (!j.contains("counts") || !j["counts"].is_array()) {
     return absl::InvalidArgumentError("case: missing \"counts\" list");
@@ -286,8 +291,23 @@ absl::StatusOr<PerfCase> ParsePerfCase(const json& j) {
   }
 }
 
-absl::StatusOr<std::vector<MetricAnswer>> Recompute(const PerfCase& c,
+absl::StatusOr<std::string> CaseUarch(const PerfCase& c, const DefinitionLibrary& library) {
+  if (!c.uarch.empty()) return c.uarch;
+  absl::StatusOr<std::string> key = library.IdentifyCpuid(c.cpuid);
+  if (!key.ok()) return absl::Status(key.status().code(), "case: " + std::string(key.status().message()));
+  // A hybrid part's whole-part key: counts that name no core PMU are the
+  // performance cores' (perf's default PMU there).
+  const bool per_pmu = std::any_of(c.counts.begin(), c.counts.end(), [](const PrintedCount& count) {
+    return !count.pmu.empty() && count.pmu != "software";
+  });
+  if (library.Find(*key) == nullptr && !per_pmu) return library.UarchForPmu(*key, "cpu_core");
+  return key;
+}
+
+absl::StatusOr<std::vector<MetricAnswer>> Recompute(const PerfCase& given,
                                                     const DefinitionLibrary& library) {
+  PerfCase c = given;
+  TD_ASSIGN_OR_RETURN(c.uarch, CaseUarch(given, library));
   std::vector<WantedMetric> wanted = c.wanted;
   if (wanted.empty()) {
     // No list given: every node of every pmu present, from all counts.

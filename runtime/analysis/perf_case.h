@@ -33,7 +33,8 @@ struct WantedMetric {
 
 struct PerfCase {
   std::string id;
-  std::string uarch;
+  std::string uarch;  // "": picked from cpuid
+  std::string cpuid;  // as perf's mapfile spells it (DefinitionLibrary::IdentifyCpuid); "" when not given
   std::string formula_family;  // F1 … F6, other, LIKWID; "" when unknown
   std::optional<bool> smt;     // SMT active on the measured machine, when known
   // Arm core revision (variant × 16 + revision, r0p3 = 3), from "cpu_revision"
@@ -54,6 +55,11 @@ struct MetricAnswer {
 };
 
 absl::StatusOr<PerfCase> ParsePerfCase(const nlohmann::json& j);
+
+// The key a case's counts are evaluated with: its "uarch", else the one its
+// "cpuid" identifies (a hybrid part's P-core key when no count names a
+// core PMU).
+absl::StatusOr<std::string> CaseUarch(const PerfCase& c, const DefinitionLibrary& library);
 
 
 // Evaluates each wanted metric with the counts of its own group, falling back

@@ -7,13 +7,16 @@
 #include <set>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
 #include "runtime/uarch/event_names.h"
+#include "runtime/base/byte_strings.h"
 #include "runtime/base/json_fields.h"
+#include "runtime/machine/machine_info.h"
 #include "runtime/base/status_macros.h"
 
 namespace td {
@@ -481,6 +484,33 @@ absl::StatusOr<std::string> DefinitionLibrary::Identify(const std::string& vendo
       "one of the keys of `td uarchs` if it matches one, or add a definition file "
       "(docs/analysis.md)",
       vendor, family, model, stepping));
+}
+
+absl::StatusOr<std::string> DefinitionLibrary::IdentifyCpuid(const std::string& cpuid) const {
+  const auto refuse = [&cpuid] {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "cpuid \"%s\" is not understood; accepted: VENDOR-FAMILY-MODEL[-STEPPING] as perf's mapfile spells it "
+        "(GenuineIntel-6-AD) or an Arm MIDR (0x410fd840)",
+        Printable(cpuid)));
+  };
+  uint64_t midr = 0;
+  if (absl::StartsWithIgnoreCase(cpuid, "0x") && absl::SimpleHexAtoi(cpuid.substr(2), &midr)) {
+    // MIDR_EL1: implementer in bits 31:24, part number in bits 15:4.
+    const auto implementer = static_cast<int>((midr >> 24) & 0xff);
+    const auto part = static_cast<int>((midr >> 4) & 0xfff);
+    return Identify(absl::StrFormat("0x%02x", implementer), 0, part, CpuRevisionFromMidr(cpuid));
+  }
+  const std::vector<std::string> fields = absl::StrSplit(cpuid, '-');
+  int family = 0;
+  uint32_t model = 0;
+  uint32_t stepping = 0;
+  if (fields.size() < 3 || fields.size() > 4 || fields[0].empty() || !absl::SimpleAtoi(fields[1], &family) ||
+      !absl::SimpleHexAtoi(fields[2], &model) || (fields.size() == 4 && !absl::SimpleHexAtoi(fields[3], &stepping))) {
+    return refuse();
+  }
+  // Without a stepping, the earliest: a model that two keys share by
+  // stepping (Skylake-SP and Cascade Lake) gets the older one.
+  return Identify(fields[0], family, static_cast<int>(model), fields.size() == 4 ? static_cast<int>(stepping) : 0);
 }
 
 std::string DefinitionLibrary::UarchForPmu(const std::string& uarch, const std::string& pmu) const {

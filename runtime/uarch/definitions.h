@@ -139,6 +139,10 @@ class DefinitionLibrary {
   // number) and stepping. A hybrid part gets its whole-part key ("adl").
   absl::StatusOr<std::string> Identify(const std::string& vendor, int family, int model,
                                        int stepping) const;
+  // The same from a CPUID as perf's mapfiles spell it: x86
+  // "GenuineIntel-6-AD" or "AuthenticAMD-25-61" (vendor, family in decimal,
+  // model and an optional stepping in hex), or an Arm MIDR ("0x410fd840").
+  absl::StatusOr<std::string> IdentifyCpuid(const std::string& cpuid) const;
   // The uarch whose definitions apply to counts of `pmu` on a part whose
   // whole-part key is `uarch`: the uarch with a "cpus" entry naming `uarch`
   // as its "hybrid" part (or `uarch` + "_hybrid", as perf cases spell it) and

@@ -6,11 +6,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
 #include "gtest/gtest.h"
 #include "runtime/analysis/perf_case.h"
+#include "runtime/uarch/definitions.h"
 
 namespace td {
 namespace {
@@ -76,6 +78,60 @@ std::string CaseName(const ::testing::TestParamInfo<std::string>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, GroundTruth, ::testing::ValuesIn(CaseFiles()), CaseName);
+
+// A CPU of each key the cases name, as perf's mapfiles spell its CPUID.
+const std::map<std::string, std::string> kCpuidOfKey = {
+    {"snb", "GenuineIntel-6-2A"},   {"skl", "GenuineIntel-6-5E"},    {"clx", "GenuineIntel-6-55-7"},
+    {"icl", "GenuineIntel-6-7E"},   {"icx", "GenuineIntel-6-6A"},    {"tgl", "GenuineIntel-6-8C"},
+    {"spr", "GenuineIntel-6-8F"},   {"adl", "GenuineIntel-6-97"},    {"zen4", "AuthenticAMD-25-17"},
+    {"neoverse_n1", "0x413fd0c1"}, {"neoverse_n2", "0x410fd490"}};
+
+// The same case naming its CPU only ("cpuid" instead of "uarch") is
+// evaluated with the same key and gives the same values.
+TEST(GroundTruthByCpuid, ACaseNamingOnlyItsCpuidPicksTheKey) {
+  auto library = DefinitionLibrary::Load();
+  ASSERT_TRUE(library.ok()) << library.status();
+  int compared = 0;
+  for (const std::string& path : CaseFiles()) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    nlohmann::json json = nlohmann::json::parse(text.str(), nullptr, false);
+    if (json.is_discarded() || !json.contains("uarch")) continue;
+    const auto cpuid = kCpuidOfKey.find(json["uarch"].get<std::string>());
+    if (cpuid == kCpuidOfKey.end()) continue;
+    SCOPED_TRACE(path);
+    auto by_key = ParsePerfCase(json);
+    json.erase("uarch");
+    json["cpuid"] = cpuid->second;
+    auto by_cpuid = ParsePerfCase(json);
+    ASSERT_TRUE(by_key.ok() && by_cpuid.ok()) << by_cpuid.status();
+    EXPECT_EQ(*CaseUarch(*by_cpuid, *library), by_key->uarch);
+    auto a = Recompute(*by_key, *library);
+    auto b = Recompute(*by_cpuid, *library);
+    ASSERT_TRUE(a.ok() && b.ok()) << b.status();
+    ASSERT_EQ(a->size(), b->size());
+    for (size_t i = 0; i < a->size(); ++i) EXPECT_EQ((*a)[i].value, (*b)[i].value) << (*a)[i].wanted.metric;
+    ++compared;
+  }
+  EXPECT_GE(compared, 20) << "the repository's cases cover these keys";
+}
+
+TEST(GroundTruthByCpuid, CpuidsAsPerfSpellsThem) {
+  auto library = DefinitionLibrary::Load();
+  ASSERT_TRUE(library.ok()) << library.status();
+  EXPECT_EQ(*library->IdentifyCpuid("GenuineIntel-6-AD"), "gnr");
+  EXPECT_EQ(*library->IdentifyCpuid("GenuineIntel-6-ad-1"), "gnr") << "hex in either case";
+  EXPECT_EQ(*library->IdentifyCpuid("GenuineIntel-6-55-4"), "skx");
+  EXPECT_EQ(*library->IdentifyCpuid("GenuineIntel-6-55-7"), "clx") << "the stepping tells them apart";
+  EXPECT_EQ(*library->IdentifyCpuid("GenuineIntel-6-AA"), "mtl") << "a hybrid part: its whole-part key";
+  EXPECT_EQ(*library->IdentifyCpuid("AuthenticAMD-26-2"), "zen5");
+  EXPECT_EQ(*library->IdentifyCpuid("0x00000000410fd4f0"), "neoverse_v2") << "an Arm MIDR, zero-padded as perf prints it";
+  const auto bad = library->IdentifyCpuid("Intel-x");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("cpuid \"Intel-x\" is not understood"), std::string::npos);
+  EXPECT_FALSE(library->IdentifyCpuid("GenuineIntel-6-FFF").ok()) << "no key for that model";
+}
 
 TEST(PerfStatCsv, ImportsAndComputesLevelOne) {
   const std::string csv =

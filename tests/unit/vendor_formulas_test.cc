@@ -218,7 +218,7 @@ TEST(VendorFormulas, NeoverseN2ErratumCorrectionOnlyBeforeR0p3) {
   ASSERT_TRUE(library.ok());
   for (const auto& [key, value, frontend] :
        {std::tuple<const char*, nlohmann::json, double>{"midr", "0x410fd493", 0.29},
-        {"midr", "0x410fd492", 0.09}, {"cpu_revision", 3, 0.29}, {"", nullptr, 0.09}}) {
+        {"midr", "0x410fd492", 0.09}, {"cpu_revision", 3, 0.29}, {"cpuid", "0x410fd493", 0.29}, {"", nullptr, 0.09}}) {
     nlohmann::json one = c;
     one.erase("midr");
     if (*key) one[key] = value;

@@ -50,7 +50,8 @@ int PrintAnswers(const td::PerfCase& c, const td::DefinitionLibrary& library) {
   if (!answers.ok()) return Fail(std::string(answers.status().message()));
   nlohmann::json out;
   out["case"] = c.id;
-  out["uarch"] = c.uarch;
+  out["uarch"] = td::CaseUarch(c, library).value_or(c.uarch);  // Recompute used it: it resolves
+  if (!c.cpuid.empty()) out["cpuid"] = c.cpuid;
   out["metrics"] = nlohmann::json::array();
   nlohmann::json flat = nlohmann::json::object();
   for (const td::MetricAnswer& a : *answers) {
