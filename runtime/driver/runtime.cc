@@ -384,7 +384,7 @@ void Runtime::AfterForkInChild() {
     if (thread.get() == t_thread_state) {
       self = std::move(thread);
     } else {
-      static_cast<void>(thread.release());
+      runtime.left_by_fork_.push_back(thread.release());
     }
   }
   runtime.threads_.clear();

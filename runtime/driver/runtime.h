@@ -117,6 +117,10 @@ class Runtime {
   RegionRegistry regions_;
   std::mutex threads_mu_;  // guards threads_; std::mutex so that TSan sees it
   std::vector<std::unique_ptr<ThreadState>> threads_;
+  // In a forked child: the parent's other threads' states, kept as fork()
+  // copied them and never touched (AfterForkInChild). Held here so that a
+  // leak checker in the host program sees them reachable, not leaked.
+  std::vector<ThreadState*> left_by_fork_;
   // Under threads_mu_: per cause of a thread's counters failing to open (the
   // errno part, whichever event hit it first), how many threads it hit.
   std::map<std::string, int> thread_error_causes_;

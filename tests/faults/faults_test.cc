@@ -279,6 +279,12 @@ TEST(Faults, ForkedChildThatExitsWritesItsOwnFile) {
 
 TEST(Faults, ForkWhileOtherThreadsRecordLeavesEveryChildItsStatusAndItsOwnFile) {
   // Before the fix 3 of 30 runs lost 1-3 of their 20 children inside fork().
+  if (td::sanitizers::kAddress || td::sanitizers::kThread) {
+    // The sanitizers' own fork handling locks their allocator before the
+    // program's atfork handlers run (glibc's malloc locks after them): with
+    // threads inside td's slow paths, 1 run in 40 hung in the sanitizer.
+    GTEST_SKIP() << "fork() of a threaded process under ASan/TSan deadlocks in the sanitizer; the plain stage runs it";
+  }
   constexpr int kRuns = 5;
   for (int r = 0; r < kRuns; ++r) {
     SCOPED_TRACE(r);
