@@ -143,6 +143,7 @@ endfunction()
 
 # cmake -DSOURCE_DIR=<dir> -P layers.cmake runs the check alone (the test).
 if(CMAKE_SCRIPT_MODE_FILE AND DEFINED SOURCE_DIR)
+  get_filename_component(SOURCE_DIR "${SOURCE_DIR}" ABSOLUTE)  # "." too
   td_check_layers(${SOURCE_DIR})
   message(STATUS "td's folders: every include follows runtime/layers.cmake")
 endif()
