@@ -117,6 +117,11 @@ class Parser {
         }
       }
       if (matched == nullptr) break;
+      // A chain of operators nests to the left as deep as it is long, and
+      // what walks the tree recurses: bounded like the levels (a sum of
+      // 20,000 terms overflowed the stack). TMA's longest formulas have
+      // well under 200.
+      if (++operators_ > kMaxOperators) return Error("at most 2000 operators");
       auto right = (this->*next)();
       if (!right.ok()) return right;
       left = Make(ExprNode::kBinary, matched, {*left, *right}, from);
@@ -214,6 +219,8 @@ class Parser {
   }
 
   static constexpr int kMaxDepth = 100;
+  static constexpr int kMaxOperators = 2000;
+  int operators_ = 0;
   const std::string& s_;
   size_t pos_ = 0;
   int depth_ = 0;

@@ -97,6 +97,17 @@ TEST(Expression, ErrorsSayWhatAndWhere) {
   e = Expression::Parse(std::string(5000, '-') + "1");
   ASSERT_FALSE(e.ok());
   EXPECT_TRUE(Expression::Parse(std::string(50, '(') + "1" + std::string(50, ')')).ok());
+  // A long chain nests as deep as it is long: 20,000 terms overflowed the
+  // stack of the code that walks the tree (the fuzz stage's large inputs).
+  const auto sum_of = [](int terms) {
+    std::string text = "A";
+    for (int i = 1; i < terms; ++i) text += " + A";
+    return text;
+  };
+  EXPECT_TRUE(Expression::Parse(sum_of(2001)).ok()) << "2,000 operators";
+  e = Expression::Parse(sum_of(20000));
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("at most 2000 operators"), std::string::npos);
   e = Expression::Parse("1 2");
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.status().message().find("end of formula"), std::string::npos);
