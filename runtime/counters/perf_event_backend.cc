@@ -106,7 +106,10 @@ class PerfThreadCounters final : public ThreadCounters {
         unopened_(std::move(unopened)) {
     offers_sole_user_read_ = DescribeSoleUserRead(&sole_user_read_);
     std::transform(all_fds_.begin(), all_fds_.end(), all_ids_.begin(), &PerfEventId);
-    for (OpenedGroup& g : groups_) g.leader_id = PerfEventId(g.leader_fd);
+    for (OpenedGroup& g : groups_) {
+      const auto leader = std::find(all_fds_.begin(), all_fds_.end(), g.leader_fd);
+      if (leader != all_fds_.end()) g.leader_id = all_ids_[static_cast<size_t>(leader - all_fds_.begin())];
+    }
   }
   ~PerfThreadCounters() override {
     for (void* page : pages_) {

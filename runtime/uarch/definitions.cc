@@ -494,12 +494,12 @@ absl::StatusOr<std::string> DefinitionLibrary::IdentifyCpuid(const std::string& 
   };
   uint64_t midr = 0;
   if (absl::StartsWithIgnoreCase(cpuid, "0x") && absl::SimpleHexAtoi(cpuid.substr(2), &midr)) {
-    // MIDR_EL1: implementer [31:24], variant [23:20], part [15:4], revision
-    // [3:0]; the revision as the "cpus" tables count it, variant × 16 + revision.
+    // MIDR_EL1: implementer in bits 31:24, part number in bits 15:4. The
+    // "cpus" tables tell Arm keys apart by part alone; the revision goes to
+    // the formulas (a case's cpu_revision), not to the choice of key.
     const auto implementer = static_cast<int>((midr >> 24) & 0xff);
     const auto part = static_cast<int>((midr >> 4) & 0xfff);
-    const auto revision = static_cast<int>(((midr >> 20) & 0xf) * 16 + (midr & 0xf));
-    return Identify(absl::StrFormat("0x%02x", implementer), 0, part, revision);
+    return Identify(absl::StrFormat("0x%02x", implementer), 0, part, 0);
   }
   const std::vector<std::string> fields = absl::StrSplit(cpuid, '-');
   int family = 0;

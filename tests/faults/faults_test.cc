@@ -282,7 +282,7 @@ TEST(Faults, ForkWhileOtherThreadsRecordLeavesEveryChildItsStatusAndItsOwnFile) 
   if (td::sanitizers::kAddress || td::sanitizers::kThread) {
     // The sanitizers' own fork handling locks their allocator before the
     // program's atfork handlers run (glibc's malloc locks after them): with
-    // threads inside td's slow paths, 1 run in 40 hung in the sanitizer.
+    // threads inside td's slow paths, 1 of 45 ASan runs hung.
     GTEST_SKIP() << "fork() of a threaded process under ASan/TSan deadlocks in the sanitizer; the plain stage runs it";
   }
   constexpr int kRuns = 5;
