@@ -142,6 +142,19 @@ std::string PapiUnusableReason() {
   return "PAPI has no perf_event component";
 }
 
+std::vector<std::string> PapiComponentLines() {
+  std::vector<std::string> lines;
+  if (!InitializePapi().empty()) return lines;
+  for (int c = 0; c < PAPI_num_components(); ++c) {
+    const PAPI_component_info_t* info = PAPI_get_component_info(c);
+    if (info == nullptr) continue;
+    lines.push_back(info->disabled == 0
+                        ? absl::StrFormat("%s: enabled", info->name)
+                        : absl::StrFormat("%s: disabled (%s)", info->name, info->disabled_reason));
+  }
+  return lines;
+}
+
 EventInfo PapiEventInfo(const std::string& papi_name) {
   EventInfo event;
   event.name = papi_name;

@@ -18,6 +18,10 @@ namespace td {
 // and asks its perf_event component.
 std::string PapiUnusableReason();
 
+// One line per PAPI component: "perf_event: enabled", "rapl: disabled (why)";
+// empty when PAPI does not initialise (PapiUnusableReason says why).
+std::vector<std::string> PapiComponentLines();
+
 // What a PAPI event name is to td. PAPI's names of the kernel's software
 // events ("perf::TASK-CLOCK", "perf::PAGE-FAULTS") are those events: td's name
 // ("task-clock"), their unit, not hardware — so reports show them as they do

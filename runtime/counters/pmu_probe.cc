@@ -43,7 +43,7 @@ std::vector<EventOpenResult> ProbeEventsAlone(const std::vector<EventInfo>& even
   std::vector<EventOpenResult> results;
   results.reserve(events.size());
   for (const EventInfo& event : events) {
-    EventOpenResult r{event.name, 0};
+    EventOpenResult r{event.name, 0, event.perf_type, event.perf_config};
     const int fd = OpenOne(event, -1, open_fn, &r.err);
     if (fd >= 0) close(fd);
     results.push_back(std::move(r));

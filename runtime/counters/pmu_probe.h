@@ -5,6 +5,7 @@
 #ifndef TD_RUNTIME_COUNTERS_PMU_PROBE_H_
 #define TD_RUNTIME_COUNTERS_PMU_PROBE_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@ namespace td {
 struct EventOpenResult {
   std::string name;
   int err = 0;  // 0: opened; else the errno of perf_event_open
+  uint32_t type = 0;  // what was opened: perf_event_attr type and config
+  uint64_t config = 0;
 };
 
 // Opens each event alone on this thread, disabled, and closes it again. Like

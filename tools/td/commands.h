@@ -19,6 +19,7 @@ extern const cli::Command kEventsCommand;         // events_command.cc
 extern const cli::Command kUarchsCommand;         // uarchs_command.cc
 extern const cli::Command kCalibrateCommand;      // calibrate_command.cc
 extern const cli::Command kConfigCommand;         // config_command.cc
+extern const cli::Command kDoctorCommand;         // doctor_command.cc
 
 }  // namespace td::tool
 

@@ -41,6 +41,7 @@ const std::vector<Command> kCommands = {
     td::tool::kUarchsCommand,
     td::tool::kCalibrateCommand,
     td::tool::kConfigCommand,
+    td::tool::kDoctorCommand,
     {"help", "help [COMMAND]", "the commands, or one command's flags",
      "Without COMMAND, the list of commands; with it, what `td COMMAND --help` prints.", Help},
     {"version", "version", "td's version (also td --version)", "Prints td's version.", Version},
