@@ -1,11 +1,16 @@
 // A microarchitecture's counter model from the built-in definition files,
-// for the tests of the counter models and of the group planner.
+// and a raw hardware event, for the tests of the counter models, the group
+// planner and the PMU probe.
 #ifndef TD_TESTS_UNIT_COUNTER_MODELS_H_
 #define TD_TESTS_UNIT_COUNTER_MODELS_H_
 
+#include <linux/perf_event.h>
+
+#include <cstdint>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "runtime/counters/backend.h"
 #include "runtime/uarch/counter_model.h"
 #include "runtime/uarch/definitions.h"
 
@@ -17,6 +22,15 @@ inline CounterModel Model(const std::string& uarch) {
   auto set = library->ForUarch(uarch);
   EXPECT_TRUE(set.ok()) << set.status();
   return set->counters;
+}
+
+inline EventInfo Raw(const std::string& name, uint64_t config) {
+  EventInfo e;
+  e.name = name;
+  e.perf_type = PERF_TYPE_RAW;
+  e.perf_config = config;
+  e.hardware = true;
+  return e;
 }
 
 }  // namespace td::counter_models

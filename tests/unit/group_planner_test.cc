@@ -10,15 +10,8 @@ namespace td {
 namespace {
 
 using counter_models::Model;
+using counter_models::Raw;
 
-EventInfo Raw(const std::string& name, uint64_t config) {
-  EventInfo e;
-  e.name = name;
-  e.perf_type = PERF_TYPE_RAW;
-  e.perf_config = config;
-  e.hardware = true;
-  return e;
-}
 
 EventInfo Generic(const std::string& name, uint64_t config) {
   EventInfo e = Raw(name, config);

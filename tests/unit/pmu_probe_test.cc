@@ -7,6 +7,7 @@
 #include <map>
 
 #include "gtest/gtest.h"
+#include "tests/unit/counter_models.h"
 
 namespace td {
 namespace {
@@ -47,14 +48,7 @@ int FakeOpen(perf_event_attr* attr, pid_t, int, int group_fd, unsigned long) {
   return fd;
 }
 
-EventInfo Hardware(const std::string& name, uint64_t config) {
-  EventInfo e;
-  e.name = name;
-  e.perf_type = PERF_TYPE_RAW;
-  e.perf_config = config;
-  e.hardware = true;
-  return e;
-}
+using counter_models::Raw;
 
 class PmuProbeTest : public ::testing::Test {
  protected:
@@ -89,8 +83,8 @@ TEST_F(PmuProbeTest, EachEventGetsItsOwnErrno) {
   pmu_.refused[0x2] = EOPNOTSUPP;
   pmu_.refused[0x3] = EINVAL;
   pmu_.refused[0x4] = EACCES;  // refused even user-space only
-  const std::vector<EventInfo> events = {Hardware("a", 0x1), Hardware("b", 0x2), Hardware("c", 0x3),
-                                         Hardware("d", 0x4), Hardware("e", 0x5)};
+  const std::vector<EventInfo> events = {Raw("a", 0x1), Raw("b", 0x2), Raw("c", 0x3),
+                                         Raw("d", 0x4), Raw("e", 0x5)};
   const auto results = ProbeEventsAlone(events, &FakeOpen);
   ASSERT_EQ(results.size(), 5u);
   EXPECT_EQ(results[0].err, ENOENT);
@@ -103,7 +97,7 @@ TEST_F(PmuProbeTest, EachEventGetsItsOwnErrno) {
 
 TEST_F(PmuProbeTest, AnEventRefusedWithKernelCountingOpensUserSpaceOnly) {
   pmu_.kernel_refused = true;
-  const auto results = ProbeEventsAlone({Hardware("a", 0x10)}, &FakeOpen);
+  const auto results = ProbeEventsAlone({Raw("a", 0x10)}, &FakeOpen);
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].err, 0);
   EXPECT_EQ(pmu_.opens, 2);
