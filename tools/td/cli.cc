@@ -77,6 +77,11 @@ Flags& Flags::Value(std::string name, std::string* value) {
   return *this;
 }
 
+Flags& Flags::Values(std::string name, std::vector<std::string>* values) {
+  flags_.push_back({std::move(name), nullptr, nullptr, nullptr, values});
+  return *this;
+}
+
 Flags& Flags::OptionalValue(std::string name, std::string* value, bool* given) {
   flags_.push_back({std::move(name), nullptr, value, given});
   return *this;
@@ -130,6 +135,11 @@ std::optional<int> Flags::Parse(const Args& args, Args* operands) const {
     if (flag->on != nullptr) {
       if (equals != std::string::npos) return Misuse(absl::StrFormat("%s takes no value", name));
       *flag->on = true;
+    } else if (flag->values != nullptr) {
+      if (equals == std::string::npos && i + 1 == args.size()) {
+        return Misuse(absl::StrFormat("%s needs a value; `td %s --help` shows how", name, command_.name));
+      }
+      flag->values->push_back(equals != std::string::npos ? arg.substr(equals + 1) : args[++i]);
     } else if (equals != std::string::npos) {
       *flag->value = arg.substr(equals + 1);
       if (flag->given != nullptr) *flag->given = true;

@@ -53,6 +53,8 @@ class Flags {
 
   Flags& Switch(std::string name, bool* on);
   Flags& Value(std::string name, std::string* value);
+  // A flag that may be given more than once (--fail-if A --fail-if B).
+  Flags& Values(std::string name, std::vector<std::string>* values);
   // A flag whose value may be left out (`--html` or `--html OUT.html`):
   // *given says it was there. The next argument is its value unless it is a
   // flag, a directory or a *.json file: what td reads, never what it writes.
@@ -70,6 +72,7 @@ class Flags {
     bool* on = nullptr;            // a switch
     std::string* value = nullptr;  // or a flag with a value
     bool* given = nullptr;         // set for a flag whose value may be left out
+    std::vector<std::string>* values = nullptr;  // or a flag given any number of times
   };
   const Flag* Find(const std::string& name) const;
   std::vector<std::string> Names() const;

@@ -5,10 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "runtime/base/output_files.h"
 #include "runtime/job/job_view.h"
 #include "runtime/report/compare.h"
+#include "runtime/report/regression_gate.h"
 #include "runtime/report/report_pipeline.h"
 #include "tools/td/cli.h"
 #include "tools/td/command_context.h"
@@ -26,6 +28,23 @@ int CompareJobs(const std::string& dir_a, const std::string& dir_b, bool csv) {
   return 0;
 }
 
+// --fail-if: what crossed its limit on stdout after the table; exit 1 when
+// anything did, or when a rule could be checked nowhere.
+int Gate(const std::vector<td::GateRule>& rules, const std::vector<td::RunData>& runs,
+         const std::vector<td::RunAnalysis>& analyses) {
+  const td::GateResult gate = td::CheckGate(rules, {&runs[0], &analyses[0]}, {&runs[1], &analyses[1]});
+  for (const std::string& line : gate.crossed) std::printf("regression: %s\n", line.c_str());
+  for (const std::string& line : gate.problems) std::printf("not checked: %s\n", line.c_str());
+  std::printf("td compare: %s (%d comparison%s of %zu rule%s)\n",
+              gate.passed() ? "no --fail-if limit crossed"
+                            : absl::StrFormat("%zu limit%s crossed, %zu rule%s not checked", gate.crossed.size(),
+                                              gate.crossed.size() == 1 ? "" : "s", gate.problems.size(),
+                                              gate.problems.size() == 1 ? "" : "s")
+                                  .c_str(),
+              gate.checks, gate.checks == 1 ? "" : "s", rules.size(), rules.size() == 1 ? "" : "s");
+  return gate.passed() ? 0 : 1;
+}
+
 // td compare A.json B.json … [--region PATH] [--csv | --html OUT.html]
 // td compare RUN.json --regions r1,r2,… [--csv | --html OUT.html]
 // td compare JOB_A_DIR JOB_B_DIR [--csv]
@@ -35,8 +54,10 @@ int Compare(const Command& self, const Args& args) {
   std::string region_list;
   bool csv = false;
   std::string html_path;
+  std::vector<std::string> fail_if;
   const auto done = Flags(self)
                         .Switch("--csv", &csv)
+                        .Values("--fail-if", &fail_if)
                         .Value("--html", &html_path)
                         .Value("--region", &region_path)
                         .Value("--regions", &region_list)
@@ -52,6 +73,15 @@ int Compare(const Command& self, const Args& args) {
   }
   if (files.empty() || (!regions.empty() && files.size() != 1) || (regions.empty() && files.size() < 2)) {
     return WrongOperands(self, "two or more runs, or one run and --regions r1,r2,…");
+  }
+  std::vector<td::GateRule> rules;
+  for (const std::string& text : fail_if) {
+    auto rule = td::ParseGateRule(text);
+    if (!rule.ok()) return Misuse(std::string(rule.status().message()));
+    rules.push_back(*std::move(rule));
+  }
+  if (!rules.empty() && (files.size() != 2 || !regions.empty())) {
+    return Misuse("--fail-if compares two runs: BASE.json NEW.json");
   }
   td::ReportPipeline pipeline = Pipeline();
   std::vector<td::RunData> runs;
@@ -92,7 +122,8 @@ int Compare(const Command& self, const Args& args) {
   }
   std::fputs(td::FormatComparison(columns, csv ? td::CompareFormat::kCsv : td::CompareFormat::kText).c_str(),
              stdout);
-  return 0;
+  if (rules.empty()) return 0;
+  return Gate(rules, runs, analyses);
 }
 
 }  // namespace
@@ -100,6 +131,7 @@ int Compare(const Command& self, const Args& args) {
 const cli::Command kCompareCommand = {
     "compare",
     "compare A.json B.json … [--region PATH] [--csv | --html OUT.html]\n"
+    "compare BASE.json NEW.json --fail-if RULE [--fail-if RULE …]\n"
     "compare RUN.json --regions r1,r2,… [--csv | --html OUT.html]\n"
     "compare JOB_A_DIR JOB_B_DIR [--csv]",
     "runs or regions side by side: Speedup, IPC and the Top-Down nodes",
@@ -111,7 +143,14 @@ const cli::Command kCompareCommand = {
     "  --region PATH    the region compared across runs (default: each run's first)\n"
     "  --regions LIST   the regions of one run to compare, comma-separated\n"
     "  --csv            as CSV\n"
-    "  --html OUT.html  as HTML, written to OUT.html",
+    "  --html OUT.html  as HTML, written to OUT.html\n"
+    "  --fail-if RULE   a regression gate: exit 1 when NEW crosses RULE against BASE.\n"
+    "                   RULE is [REGION:|total:]METRIC>+LIMIT or METRIC<-LIMIT, LIMIT\n"
+    "                   as 1% (relative), 5pt (points of a Top-Down node) or a plain\n"
+    "                   number; METRIC is wall, calls, an event (instructions,\n"
+    "                   task-clock…), a node (Backend_Bound) or IPC. Without a\n"
+    "                   region every region both runs hold is checked. Repeatable:\n"
+    "                   --fail-if 'instructions>+1%' --fail-if 'wall>+10%'",
     Compare};
 
 }  // namespace td::tool
