@@ -29,6 +29,9 @@ struct EvaluationOptions {
   bool use_optional_terms = true;
   // Values that replace a definition's constants (SMT_on from the machine).
   absl::flat_hash_map<std::string, double> constants;
+  // Events that did not open on the machine that recorded (name -> errno
+  // name): a node missing one says so rather than "not measured".
+  absl::flat_hash_map<std::string, std::string> not_opened;
 };
 
 class MetricEvaluator {

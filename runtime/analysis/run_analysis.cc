@@ -90,6 +90,7 @@ void AnalyzeRegions(const RunData& data, const MetricSet& set, const std::string
   if (data.machine.cpu_revision >= 0) options.constants["CPU_Revision"] = data.machine.cpu_revision;
   if (data.machine.sockets > 0) options.constants["Sockets"] = data.machine.sockets;
   if (data.machine.persistent_memory >= 0) options.constants["Has_PMEM"] = data.machine.persistent_memory;
+  options.not_opened.insert(data.availability.events_not_opened.begin(), data.availability.events_not_opened.end());
   for (const Region& region : data.regions) {
     for (const bool exclusive : {false, true}) {
       if (exclusive && region.children.empty()) {

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <functional>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "runtime/base/text_format.h"
 
 namespace td {
@@ -52,6 +55,28 @@ std::optional<double> TopDownResult::MetricValue(const std::string& name) const 
   return m != nullptr ? std::optional<double>(m->value) : std::nullopt;
 }
 
+namespace {
+
+// Why a node has no value: each missing name ("A or B" when every form
+// lacked something) "not measured", or, for an event that did not open on
+// the recording machine, which errno it got.
+std::string WhyNotMeasured(const std::string& missing,
+                           const absl::flat_hash_map<std::string, std::string>& not_opened) {
+  const std::vector<std::string> names = absl::StrSplit(missing, " or ");
+  if (std::none_of(names.begin(), names.end(), [&](const std::string& n) { return not_opened.contains(n); })) {
+    return missing + " not measured";
+  }
+  std::vector<std::string> said;
+  for (const std::string& name : names) {
+    const auto it = not_opened.find(name);
+    said.push_back(it != not_opened.end() ? absl::StrFormat("%s did not open here (%s)", name, it->second)
+                                          : absl::StrCat(name, " not measured"));
+  }
+  return absl::StrJoin(said, " or ");
+}
+
+}  // namespace
+
 TopDownResult AnalyzeCounts(const MetricSet& set, const CountLookup& lookup,
                             EvaluationOptions options) {
   TopDownResult result;
@@ -91,7 +116,7 @@ TopDownResult AnalyzeCounts(const MetricSet& set, const CountLookup& lookup,
         node.value = v.number;
         node.no_samples = v.no_samples;
       } else {
-        node.why_not = v.missing + " not measured";
+        node.why_not = WhyNotMeasured(v.missing, options.not_opened);
       }
     }
     if (node.no_samples) {

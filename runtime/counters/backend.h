@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -73,6 +74,10 @@ struct Availability {
   std::string hardware_errno;    // e.g. "ENOENT"; empty when not probed or available
   std::string measured;          // one line: what is measured instead
   std::string memory;            // how memory traffic is measured; "" = not measured
+  // Hardware events the selection left out because they did not open on this
+  // machine, name -> errno name ("ENOENT"): the analysis says so for the
+  // nodes that needed them.
+  std::map<std::string, std::string> events_not_opened;
 };
 
 struct SoleUserRead;  // sole_user_read.h

@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "runtime/counters/availability.h"
 #include "runtime/counters/event_spec.h"
 #include "runtime/counters/perf_event_backend.h"
 #include "runtime/machine/kernel_files.h"
@@ -66,6 +67,10 @@ absl::StatusOr<EventInfo> EncodeDefinedEvent(const std::string& name, const Metr
 
 bool IsSoftware(const EventInfo& e) { return e.perf_type == PERF_TYPE_SOFTWARE; }
 
+void AddOnce(const std::string& name, std::vector<std::string>* names) {
+  if (std::find(names->begin(), names->end(), name) == names->end()) names->push_back(name);
+}
+
 // Memory traffic (TD_MEMORY): the socket's memory controllers when they can
 // be opened, else — in auto and estimate modes — the per-thread
 // DRAM_Read_Bytes events as one more request for the planner. Says what was
@@ -101,8 +106,9 @@ MemoryChoice SelectMemory(const SelectionInput& input, std::vector<GroupRequest>
   }
   const FormulaDefinition* estimate = input.metrics->FindNode("DRAM_Read_Bytes");
   std::vector<EventInfo> events =
-      estimate != nullptr ? FormulaEvents(*estimate, *input.metrics, input.library, input.machine_constants)
-                          : std::vector<EventInfo>{};
+      estimate != nullptr
+          ? FormulaEvents(*estimate, *input.metrics, input.library, input.machine_constants, input.probed.unopened)
+          : std::vector<EventInfo>{};
   if (events.empty()) {
     out->notices.push_back(absl::StrFormat("memory traffic not measured: %s%sno per-thread estimate for %s",
                                            why_no_socket, why_no_socket.empty() ? "" : "; ", input.metrics->uarch));
@@ -126,7 +132,8 @@ MachineConstants ConstantsOf(const MachineInfo& machine) {
 }
 
 std::vector<EventInfo> FormulaEvents(const FormulaDefinition& formula, const MetricSet& metrics,
-                                     const DefinitionLibrary* library, const MachineConstants& machine) {
+                                     const DefinitionLibrary* library, const MachineConstants& machine,
+                                     const UnopenedEvents& unopened) {
   for (const Expression& alternative : formula.alternatives) {
     std::set<std::string> seen;
     std::vector<std::string> names;
@@ -136,7 +143,7 @@ std::vector<EventInfo> FormulaEvents(const FormulaDefinition& formula, const Met
     for (const std::string& name : names) {
       if (name == "seconds_time_elapsed" || name == "duration_time") continue;
       auto e = EncodeDefinedEvent(name, metrics, library);
-      if (!e.ok()) {
+      if (!e.ok() || unopened.contains(e->name)) {
         all = false;
         break;
       }
@@ -167,6 +174,7 @@ namespace {
 // memory choice), or nullopt when the list does not parse.
 std::optional<std::vector<std::string>> RequestsFromEventList(const SelectionInput& input,
                                                               std::vector<GroupRequest>* hardware,
+                                                              std::vector<std::string>* unopened_met,
                                                               EventSelection* out) {
   std::vector<std::string> skipped_hardware;
   auto parsed = ParseEventList(input.td_events);
@@ -209,6 +217,8 @@ std::optional<std::vector<std::string>> RequestsFromEventList(const SelectionInp
         software.push_back(*std::move(event));
       } else if (!input.hardware_available) {
         skipped_hardware.push_back(name);
+      } else if (input.probed.unopened.contains(event->name)) {
+        AddOnce(event->name, unopened_met);  // the rest of a {...} group is still counted together
       } else {
         request.events.push_back(*std::move(event));
       }
@@ -234,15 +244,63 @@ std::optional<std::vector<std::string>> RequestsFromEventList(const SelectionInp
   return skipped_hardware;
 }
 
-// The CPU's formulas up to TD_LEVEL, one request per tree node.
-std::vector<GroupRequest> RequestsFromFormulas(const SelectionInput& input) {
+// The CPU's formulas up to TD_LEVEL, one request per tree node. A node whose
+// every form needs an event that did not open here is left out, and the
+// events of its preferred form that did not open go to `unopened_met`.
+std::vector<GroupRequest> RequestsFromFormulas(const SelectionInput& input, std::vector<std::string>* unopened_met) {
   std::vector<GroupRequest> hardware;
+  const UnopenedEvents& unopened = input.probed.unopened;
   for (const FormulaDefinition& node : input.metrics->nodes) {
     if (node.level < 1 || node.level > input.level) continue;
-    std::vector<EventInfo> events = FormulaEvents(node, *input.metrics, input.library, input.machine_constants);
-    if (!events.empty()) hardware.push_back({std::move(events), false, node.name});
+    std::vector<EventInfo> events =
+        FormulaEvents(node, *input.metrics, input.library, input.machine_constants, unopened);
+    if (!events.empty()) {
+      hardware.push_back({std::move(events), false, node.name});
+    } else if (!unopened.empty()) {
+      for (const EventInfo& e : FormulaEvents(node, *input.metrics, input.library, input.machine_constants)) {
+        if (unopened.contains(e.name)) AddOnce(e.name, unopened_met);
+      }
+    }
   }
   return hardware;
+}
+
+// "X (ENOENT), Y (EOPNOTSUPP)", and each into `out->not_opened`.
+std::string SayUnopened(const std::vector<std::string>& names, const UnopenedEvents& unopened,
+                        EventSelection* out) {
+  std::vector<std::string> said;
+  for (const std::string& name : names) {
+    const std::string err = ErrnoName(unopened.at(name));
+    out->not_opened[name] = err;
+    said.push_back(absl::StrFormat("%s (%s)", name, err));
+  }
+  return absl::StrJoin(said, ", ");
+}
+
+// The counter model with as many general-purpose counters as the probe found
+// a group may hold, where that is fewer than the definitions say (a VM
+// exposing 2 of 8), or the definitions do not know the CPU. The kernel
+// validates a group against the PMU alone, not against the events already on
+// it, so the probe does not see the NMI watchdog's counter: the planner still
+// takes that one off (PlanOptions), once.
+CounterModel ProbedModel(const SelectionInput& input, EventSelection* out) {
+  CounterModel model = input.metrics != nullptr ? input.metrics->counters : CounterModel{};
+  const int probed = input.probed.general_counters;
+  if (probed <= 0) return model;
+  if (!model.known()) {
+    model.general = probed;
+    return model;
+  }
+  const int defined =
+      !input.plan.smt_on && model.general_without_smt > 0 ? model.general_without_smt : model.general;
+  if (probed >= defined) return model;
+  out->notices.push_back(absl::StrFormat(
+      "the PMU offers %d general-purpose counters where %s's definitions say %d (a virtual machine or another "
+      "user holds the rest); groups planned for %d",
+      probed, input.metrics->uarch, defined, probed));
+  model.general = std::min(model.general, probed);
+  if (model.general_without_smt > 0) model.general_without_smt = std::min(model.general_without_smt, probed);
+  return model;
 }
 
 // The requests the PMU can schedule, each planned alone first, so one
@@ -278,15 +336,22 @@ std::vector<GroupRequest> SchedulableRequests(std::vector<GroupRequest> hardware
 
 EventSelection SelectEvents(const SelectionInput& input) {
   EventSelection out;
-  const CounterModel model = input.metrics != nullptr ? input.metrics->counters : CounterModel{};
+  const CounterModel model = ProbedModel(input, &out);
   std::vector<GroupRequest> hardware;
   std::vector<std::string> skipped_hardware;
+  std::vector<std::string> unopened_met;
   if (!input.td_events.empty()) {
-    std::optional<std::vector<std::string>> skipped = RequestsFromEventList(input, &hardware, &out);
+    std::optional<std::vector<std::string>> skipped = RequestsFromEventList(input, &hardware, &unopened_met, &out);
     if (!skipped) return out;  // the list did not parse: the default events only
     skipped_hardware = *std::move(skipped);
   } else if (input.hardware_available && input.metrics != nullptr) {
-    hardware = RequestsFromFormulas(input);
+    hardware = RequestsFromFormulas(input, &unopened_met);
+  }
+  if (!unopened_met.empty()) {
+    out.notices.push_back(absl::StrFormat(
+        "%sevents that do not open on this machine: %s; %s", input.td_events.empty() ? "" : "TD_EVENTS: ",
+        SayUnopened(unopened_met, input.probed.unopened, &out),
+        input.td_events.empty() ? "the nodes that need them are not computed" : "not counted"));
   }
   const MemoryChoice memory = SelectMemory(input, &hardware, &out);
   if (!skipped_hardware.empty()) {
@@ -370,7 +435,12 @@ EventSelection SelectForCoreTypes(SelectionInput input, const DefinitionLibrary&
     one.metrics = library.Find(library.UarchForPmu(whole_part_uarch, core_type));
     one.library = &library;
     if (t > 0) one.memory = MemoryMode::kOff;  // the socket is counted once
+    if (hybrid) {
+      const auto probed = input.probed_core_types.find(core_type);
+      one.probed = probed != input.probed_core_types.end() ? probed->second : ProbedPmu{};
+    }
     EventSelection part = SelectEvents(one);
+    out.not_opened.insert(part.not_opened.begin(), part.not_opened.end());
     const std::string prefix = hybrid ? core_type + ": " : "";
     for (auto& e : part.errors) out.errors.push_back(prefix + e);
     for (auto& n : part.notices) out.notices.push_back(prefix + n);
@@ -393,34 +463,6 @@ EventSelection SelectForCoreTypes(SelectionInput input, const DefinitionLibrary&
     }
   }
   return out;
-}
-
-EventSelection SelectForThisMachine(const std::string& td_events, int level, const Availability& availability,
-                                    int pass, int passes, MemoryMode memory, const std::string& forced_uarch,
-                                    const std::string& metrics_dir) {
-  if (td_events.empty() && !availability.hardware_counters) return {};
-  auto library = DefinitionLibrary::Load(metrics_dir);
-  if (!library.ok()) {
-    EventSelection failed;
-    failed.errors.push_back(std::string(library.status().message()));
-    return failed;
-  }
-  const MachineInfo machine = DescribeThisMachine();
-  const std::string uarch = UarchForCpu(*library, machine.cpu_vendor, machine.cpu_family, machine.cpu_model,
-                                        machine.cpu_stepping, forced_uarch);
-  SelectionInput input;
-  input.td_events = td_events;
-  input.level = level;
-  input.hardware_available = availability.hardware_counters;
-  input.hardware_reason = availability.hardware_reason;
-  input.plan.smt_on = machine.smt_active != 0;
-  input.machine_constants = ConstantsOf(machine);
-  input.plan.nmi_watchdog = machine.nmi_watchdog == 1;
-  input.pass = pass;
-  input.passes = passes;
-  input.memory = memory;
-  input.system_wide_permitted = SystemWideCountingPermitted(machine.perf_event_paranoid);
-  return SelectForCoreTypes(input, *library, uarch);
 }
 
 }  // namespace td

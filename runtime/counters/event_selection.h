@@ -5,6 +5,9 @@
 #ifndef TD_RUNTIME_COUNTERS_EVENT_SELECTION_H_
 #define TD_RUNTIME_COUNTERS_EVENT_SELECTION_H_
 
+#include <sys/types.h>
+
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,12 +19,26 @@
 #include "runtime/machine/machine_info.h"
 #include "runtime/uarch/definitions.h"
 
+// Declared, not included: perf_syscall.h's <linux/perf_event.h> and libpfm4's
+// copy of it (event_encoder.cc includes both this and libpfm4) clash.
+struct perf_event_attr;
+
 namespace td {
 
 // The formula constants the machine sets (SMT_on, CPU_Revision, Sockets,
 // Has_PMEM), as the analysis sets them from the recording's `machine`.
 using MachineConstants = absl::flat_hash_map<std::string, double>;
 MachineConstants ConstantsOf(const MachineInfo& machine);
+
+// Hardware events that did not open alone on this machine: name -> errno.
+using UnopenedEvents = absl::flat_hash_map<std::string, int>;
+
+// What opening events on this machine found (pmu_probe.h). Empty: not probed,
+// and the definition files are taken at their word.
+struct ProbedPmu {
+  UnopenedEvents unopened;
+  int general_counters = -1;  // how many general-purpose counters a group holds; -1: not probed
+};
 
 struct SelectionInput {
   std::string td_events;        // TD_EVENTS; empty = the formulas' events
@@ -39,6 +56,12 @@ struct SelectionInput {
   // What the machine sets: a formula's branch these rule out needs no events
   // (PMM_Bound's loads without persistent memory). Empty: the files' values.
   MachineConstants machine_constants;
+  // What the PMU accepted when probed: events that do not open are left out
+  // with the formulas that need them; groups are planned for the counters
+  // that exist. Hybrid parts: per core type ("cpu_core"), which
+  // SelectForCoreTypes hands to that type's selection instead of `probed`.
+  ProbedPmu probed;
+  absl::flat_hash_map<std::string, ProbedPmu> probed_core_types;
 };
 
 struct EventSelection {
@@ -48,6 +71,10 @@ struct EventSelection {
   std::vector<std::string> notices;            // e.g. hardware events skipped without a PMU
   std::string memory;                          // how memory traffic is measured, one line; "" = not
   bool software_group_named = false;           // TD_EVENTS named an event of the software group
+  // Events left out because they did not open here, name -> errno name
+  // ("ENOENT"): the recording keeps them so the analysis can say why a node
+  // is missing.
+  std::map<std::string, std::string> not_opened;
 };
 
 EventSelection SelectEvents(const SelectionInput& input);
@@ -63,10 +90,19 @@ EventSelection SelectForCoreTypes(SelectionInput input, const DefinitionLibrary&
 
 // SelectEvents for the machine this runs on: its definitions (MetricsForCpu),
 // SMT and NMI-watchdog state; the runtime and `td run` both plan with it, so
-// `td run --passes auto` counts the groups the runs will open.
+// `td run --passes auto` counts the groups the runs will open. With hardware
+// counters, it first opens each event the selection needs alone and probes
+// how many counters a group holds (ProbeForSelection).
 EventSelection SelectForThisMachine(const std::string& td_events, int level, const Availability& availability,
                                     int pass = 1, int passes = 1, MemoryMode memory = MemoryMode::kAuto,
                                     const std::string& forced_uarch = "", const std::string& metrics_dir = "");
+
+// The same, probing with `open_fn` (perf_syscall.h's PerfEventOpenFn; tests
+// play a machine with it); null skips the probe.
+using SelectionOpenFn = int (*)(perf_event_attr* attr, pid_t pid, int cpu, int group_fd, unsigned long flags);
+EventSelection SelectForThisMachine(SelectionOpenFn open_fn, const std::string& td_events, int level,
+                                    const Availability& availability, int pass, int passes, MemoryMode memory,
+                                    const std::string& forced_uarch, const std::string& metrics_dir);
 
 // The definitions key of this CPU: TD_UARCH wins over the identified model;
 // an unknown CPU gets "generic"; a hybrid part its whole-part key ("adl").
@@ -75,9 +111,11 @@ std::string UarchForCpu(const DefinitionLibrary& library, const std::string& ven
                         int stepping, const std::string& forced = "");
 
 // The events one formula needs (auxiliaries expanded), from the first of its
-// alternatives whose events all encode; empty when none does.
+// alternatives whose events all encode and none of which is in `unopened`;
+// empty when none does.
 std::vector<EventInfo> FormulaEvents(const FormulaDefinition& formula, const MetricSet& metrics,
-                                     const DefinitionLibrary* library, const MachineConstants& machine = {});
+                                     const DefinitionLibrary* library, const MachineConstants& machine = {},
+                                     const UnopenedEvents& unopened = {});
 
 }  // namespace td
 

@@ -230,6 +230,7 @@ void Runtime::AddSelectedGroups(Availability* availability, CounterLayout* layou
       SelectForThisMachine(config_.events, config_.level, *availability, config_.pass, config_.passes,
                            config_.memory, config_.uarch, config_.metrics_dir);
   if (!selection.memory.empty()) availability->memory = selection.memory;
+  availability->events_not_opened = selection.not_opened;
   for (auto& e : selection.errors) ReportProblem(Severity::kError, std::move(e));
   for (auto& n : selection.notices) ReportProblem(Severity::kNotice, std::move(n));
   size_t hardware_groups = 0;

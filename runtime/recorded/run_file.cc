@@ -261,6 +261,11 @@ json RunWithoutRegionsToJson(const RunData& data) {
       {"measured", Text(a.measured)},
       {"memory", Text(a.memory)}};
   if (!data.marker_clock.empty()) j["backend"]["marker_clock"] = Text(data.marker_clock);
+  if (!a.events_not_opened.empty()) {
+    json not_opened = json::object();
+    for (const auto& [name, err] : a.events_not_opened) not_opened[Text(name)] = err;
+    j["backend"]["hardware_counters"]["not_opened"] = std::move(not_opened);
+  }
   json events = json::array();
   json groups = json::array();
   for (size_t g = 0; g < data.layout.groups.size(); ++g) {

@@ -420,6 +420,12 @@ absl::StatusOr<RunData> DecodeRun(const json& j) {
   TD_RETURN_IF_ERROR(Get(*hw, "available", &data.availability.hardware_counters, "hardware_counters"));
   TD_RETURN_IF_ERROR(GetBytes(*hw, "reason", &data.availability.hardware_reason, "hardware_counters"));
   TD_RETURN_IF_ERROR(Get(*hw, "errno", &data.availability.hardware_errno, "hardware_counters"));
+  // Absent in files from before the PMU was probed, and where every event opened.
+  if (const auto it = hw->find("not_opened"); it != hw->end() && it->is_object()) {
+    for (const auto& [name, err] : it->items()) {
+      if (err.is_string()) data.availability.events_not_opened[UnescapeBytes(name)] = err.get<std::string>();
+    }
+  }
   TD_RETURN_IF_ERROR(ReadLayout(j, &data.layout));
 
   const json* threads = nullptr;

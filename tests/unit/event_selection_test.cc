@@ -2,7 +2,10 @@
 // memory traffic (TD_MEMORY) and hybrid parts' core types.
 #include "runtime/counters/event_selection.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <map>
@@ -10,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "runtime/counters/perf_event_backend.h"
 #include "runtime/uarch/definitions.h"
@@ -356,6 +360,236 @@ TEST(SelectEvents, BranchesTheMachineRulesOutNeedNoEvents) {
   EXPECT_EQ(constants.at("Sockets"), 2);
   EXPECT_EQ(constants.at("Has_PMEM"), 0);
   EXPECT_FALSE(constants.contains("SMT_on")) << "unknown (-1) is left to the files";
+}
+
+// A PMU that refuses some events and has fewer counters than the files say:
+// the nodes whose events open are still planned, in groups that fit.
+SelectionInput ProbedSkylake(const FakeSysfs& sysfs, int level) {
+  SelectionInput input = WithPmu("skl", level);
+  input.sysfs_devices = sysfs.path();  // no kernel topdown events: the files' own forms
+  input.memory = MemoryMode::kOff;
+  return input;
+}
+
+std::set<std::string> EventNames(const EventSelection& s) {
+  std::set<std::string> names;
+  for (const auto& group : s.groups) {
+    for (const EventInfo& e : group) names.insert(e.name);
+  }
+  return names;
+}
+
+TEST(ProbedPmu, NodesNeedingAnEventThatDoesNotOpenAreLeftOutAndTheRestPlanned) {
+  FakeSysfs sysfs;
+  SelectionInput input = ProbedSkylake(sysfs, 2);
+  input.probed.unopened = {{"IDQ_UOPS_NOT_DELIVERED.CORE", ENOENT},  // Frontend_Bound
+                           {"MACHINE_CLEARS.COUNT", EOPNOTSUPP},      // Bad_Speculation.Branch_Mispredicts
+                           {"EXE_ACTIVITY.1_PORTS_UTIL", EINVAL},     // Backend_Bound.Memory_Bound
+                           {"UOPS_RETIRED.MACRO_FUSED", EACCES}};     // Retiring.Heavy_Operations
+  const EventSelection s = SelectEvents(input);
+  EXPECT_TRUE(s.errors.empty()) << s.errors.front();
+  // Bad_Speculation, Retiring, Backend_Bound and Frontend_Bound.Fetch_Latency remain.
+  EXPECT_EQ(EventNames(s), (std::set<std::string>{"UOPS_ISSUED.ANY", "UOPS_RETIRED.RETIRE_SLOTS",
+                                                  "INT_MISC.RECOVERY_CYCLES_ANY", "CPU_CLK_UNHALTED.THREAD_ANY",
+                                                  "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE"}));
+  ASSERT_EQ(s.notices.size(), 1u);
+  EXPECT_EQ(s.notices[0],
+            "events that do not open on this machine: IDQ_UOPS_NOT_DELIVERED.CORE (ENOENT), MACHINE_CLEARS.COUNT "
+            "(EOPNOTSUPP), EXE_ACTIVITY.1_PORTS_UTIL (EINVAL), UOPS_RETIRED.MACRO_FUSED (EACCES); the nodes that "
+            "need them are not computed");
+  EXPECT_EQ(s.not_opened, (std::map<std::string, std::string>{{"IDQ_UOPS_NOT_DELIVERED.CORE", "ENOENT"},
+                                                              {"MACHINE_CLEARS.COUNT", "EOPNOTSUPP"},
+                                                              {"EXE_ACTIVITY.1_PORTS_UTIL", "EINVAL"},
+                                                              {"UOPS_RETIRED.MACRO_FUSED", "EACCES"}}));
+  const EventSelection full = SelectEvents(ProbedSkylake(sysfs, 2));
+  EXPECT_EQ(EventNames(full).size(), 15u) << "without the probe every level-2 node's events";
+  EXPECT_EQ(full.notices, std::vector<std::string>{"Backend_Bound.Memory_Bound needs 5 events, more than one group "
+                                                   "holds; they are counted in separate groups"});
+}
+
+// Only the architectural events (core cycles, instructions, reference
+// cycles, branches, branch misses: the same encodings on every Intel core)
+// open, as on a hypervisor that exposes no model-specific events: Skylake's
+// tree needs a model-specific event in every node, so nothing of it is
+// planned, and one line names every event it lacked; a TD_EVENTS list of the
+// architectural events is still counted.
+TEST(ProbedPmu, OnlyArchitecturalEventsOpening) {
+  FakeSysfs sysfs;
+  SelectionInput input = ProbedSkylake(sysfs, 3);
+  const auto architectural = [](const EventInfo& e) {
+    const uint64_t event_umask = e.perf_config & 0xffff;
+    return e.perf_type == PERF_TYPE_HARDWARE ||
+           ((e.perf_config >> 16) == 0 && (event_umask == 0x3c || event_umask == 0xc0 || event_umask == 0x13c ||
+                                           event_umask == 0xc4 || event_umask == 0xc5));
+  };
+  size_t refused = 0;
+  for (const auto& group : SelectEvents(input).groups) {
+    for (const EventInfo& e : group) {
+      if (!architectural(e) && input.probed.unopened.emplace(e.name, ENOENT).second) ++refused;
+    }
+  }
+  ASSERT_GT(refused, 30u);
+  const EventSelection s = SelectEvents(input);
+  EXPECT_TRUE(s.groups.empty()) << s.groups.front().front().name;
+  ASSERT_EQ(s.notices.size(), 1u);
+  EXPECT_EQ(s.notices[0].rfind("events that do not open on this machine: IDQ_UOPS_NOT_DELIVERED.CORE (ENOENT), ", 0),
+            0u)
+      << s.notices[0];
+  EXPECT_EQ(s.not_opened.size(), refused) << "every refused event was needed by a node";
+
+  input.td_events = "cycles,instructions,ref-cycles,branches,branch-misses,r010e";
+  input.probed.unopened["r010e"] = ENOENT;
+  const EventSelection listed = SelectEvents(input);
+  EXPECT_EQ(EventNames(listed),
+            (std::set<std::string>{"cycles", "instructions", "ref-cycles", "branches", "branch-misses"}));
+  ASSERT_EQ(listed.notices.size(), 1u);
+  EXPECT_EQ(listed.notices[0], "TD_EVENTS: events that do not open on this machine: r010e (ENOENT); not counted");
+}
+
+// Events a group holds that only a general-purpose counter can take: those
+// with no fixed counter of their own (or whose fixed counter the NMI watchdog
+// holds: core cycles).
+int GeneralPurposeEvents(const std::vector<EventInfo>& group, const CounterModel& model, bool watchdog) {
+  int general = 0;
+  for (const EventInfo& e : group) {
+    const auto event_umask = static_cast<uint32_t>(e.perf_config & 0xffff);
+    const bool plain = e.perf_type == PERF_TYPE_RAW && (e.perf_config >> 16) == 0;
+    const bool fixed = plain && std::find(model.fixed.begin(), model.fixed.end(), event_umask) != model.fixed.end() &&
+                       !(watchdog && event_umask == (model.cycles & 0xffff));
+    general += fixed ? 0 : 1;
+  }
+  return general;
+}
+
+TEST(ProbedPmu, GroupsHoldNoMoreGeneralPurposeEventsThanTheProbeFound) {
+  FakeSysfs sysfs;
+  for (const bool watchdog : {false, true}) {
+    SelectionInput input = ProbedSkylake(sysfs, 3);
+    input.plan.smt_on = false;  // Skylake's files: 8 counters without SMT, 4 with
+    input.plan.nmi_watchdog = watchdog;
+    const size_t unprobed = SelectEvents(input).groups.size();
+    std::map<int, size_t> groups;
+    for (const int counters : {2, 4, 6}) {
+      input.probed.general_counters = counters;
+      const EventSelection s = SelectEvents(input);
+      EXPECT_TRUE(s.errors.empty()) << counters << ": " << s.errors.front();
+      int most = 0;
+      for (const auto& group : s.groups) {
+        most = std::max(most, GeneralPurposeEvents(group, Metrics("skl").counters, watchdog));
+      }
+      EXPECT_EQ(most, counters) << "watchdog " << watchdog << ": groups filled up to the probed counters";
+      groups[counters] = s.groups.size();
+      ASSERT_FALSE(s.notices.empty());
+      EXPECT_EQ(s.notices[0],
+                absl::StrFormat("the PMU offers %d general-purpose counters where skl's definitions say 8 (a virtual "
+                                "machine or another user holds the rest); groups planned for %d",
+                                counters, counters));
+    }
+    EXPECT_GT(groups[2], groups[4]);
+    EXPECT_GT(groups[4], groups[6]);
+    EXPECT_GT(groups[6], unprobed);
+    input.probed.general_counters = 8;
+    EXPECT_EQ(SelectEvents(input).groups.size(), unprobed) << "as many as the files say: as planned before";
+    EXPECT_TRUE(SelectEvents(input).notices.empty());
+  }
+}
+
+// The kernel validates a group against the PMU alone, so the probe counts
+// the counter the watchdog holds; the planner takes it off once. Zen has no
+// fixed counters: the watchdog costs a general-purpose one.
+TEST(ProbedPmu, TheNmiWatchdogCostsOneCounterOnce) {
+  FakeSysfs sysfs;
+  SelectionInput input = WithPmu("zen4", 2);
+  input.sysfs_devices = sysfs.path();
+  input.memory = MemoryMode::kOff;
+  input.probed.general_counters = 4;
+  for (const bool watchdog : {false, true}) {
+    input.plan.nmi_watchdog = watchdog;
+    size_t most = 0;
+    for (const auto& group : SelectEvents(input).groups) most = std::max(most, group.size());
+    EXPECT_EQ(most, watchdog ? 3u : 4u);
+  }
+}
+
+TEST(ProbedPmu, AnUnknownCpuIsPlannedForTheProbedCounters) {
+  SelectionInput input;
+  input.td_events = "r010e,r020e,r040e,r080e,r01c2";
+  input.hardware_available = true;
+  input.library = &Library();
+  EXPECT_EQ(SelectEvents(input).groups.size(), 5u) << "unknown counters: each event alone, the kernel decides";
+  input.probed.general_counters = 2;
+  const EventSelection s = SelectEvents(input);
+  ASSERT_EQ(s.groups.size(), 3u);
+  EXPECT_EQ(s.groups[0].size(), 2u);
+  EXPECT_EQ(s.groups[1].size(), 2u);
+  EXPECT_EQ(s.groups[2].size(), 1u);
+  EXPECT_TRUE(s.notices.empty()) << "no definitions to contradict";
+}
+
+// SelectForThisMachine probes with the open function it is given: each event
+// the selection needs opened alone once, then a growing group for the
+// capacity, and plans with what it learned.
+struct FakeMachinePmu {
+  int counters = 2;
+  std::map<uint64_t, int> refused;  // raw config -> errno
+  std::map<int, int> members;       // leader fd -> events in its group
+  std::vector<std::string> opened;  // "type:config" of each open
+};
+FakeMachinePmu* machine_pmu = nullptr;
+
+int FakeMachineOpen(perf_event_attr* attr, pid_t, int, int group_fd, unsigned long) {
+  machine_pmu->opened.push_back(absl::StrFormat("%d:%x", attr->type, attr->config));
+  if (const auto it = machine_pmu->refused.find(attr->config); it != machine_pmu->refused.end()) {
+    errno = it->second;
+    return -1;
+  }
+  if (group_fd >= 0 && machine_pmu->members[group_fd] >= machine_pmu->counters) {
+    errno = EINVAL;
+    return -1;
+  }
+  const int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (group_fd >= 0) {
+    ++machine_pmu->members[group_fd];
+  } else {
+    machine_pmu->members[fd] = 1;  // descriptors are reused after close
+  }
+  return fd;
+}
+
+TEST(ProbedPmu, SelectForThisMachineProbesWithTheInjectedOpen) {
+  FakeMachinePmu pmu;
+  machine_pmu = &pmu;
+  pmu.refused[0x19c] = ENOENT;  // IDQ_UOPS_NOT_DELIVERED.CORE
+  Availability availability;
+  availability.hardware_counters = true;
+  const EventSelection s =
+      SelectForThisMachine(&FakeMachineOpen, "", 1, availability, 1, 1, MemoryMode::kOff, "skl", "");
+  machine_pmu = nullptr;
+  EXPECT_TRUE(s.errors.empty()) << s.errors.front();
+  EXPECT_EQ(s.not_opened, (std::map<std::string, std::string>{{"IDQ_UOPS_NOT_DELIVERED.CORE", "ENOENT"}}));
+  EXPECT_EQ(EventNames(s), (std::set<std::string>{"UOPS_ISSUED.ANY", "UOPS_RETIRED.RETIRE_SLOTS",
+                                                  "INT_MISC.RECOVERY_CYCLES_ANY", "CPU_CLK_UNHALTED.THREAD_ANY"}));
+  for (const auto& group : s.groups) EXPECT_LE(group.size(), 2u);
+  // Bad_Speculation's four events split over two groups; Retiring's two,
+  // which share one event with each, read together in a third.
+  EXPECT_EQ(s.groups.size(), 3u);
+  // Skylake level 1 needs 5 distinct events, each opened once; then the
+  // capacity probe's branch instructions: 2 open, the third is refused.
+  ASSERT_EQ(pmu.opened.size(), 5u + 3u);
+  EXPECT_EQ(pmu.opened[5], absl::StrFormat("%d:%x", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS));
+  EXPECT_EQ(std::count(pmu.opened.begin(), pmu.opened.end(), pmu.opened[5]), 3);
+  bool said = false;
+  for (const std::string& n : s.notices) {
+    said |= n.rfind("the PMU offers 2 general-purpose counters where skl's definitions say", 0) == 0;
+  }
+  EXPECT_TRUE(said);
+
+  FakeMachinePmu untouched;
+  machine_pmu = &untouched;
+  availability.hardware_counters = false;
+  SelectForThisMachine(&FakeMachineOpen, "", 1, availability, 1, 1, MemoryMode::kOff, "skl", "");
+  machine_pmu = nullptr;
+  EXPECT_TRUE(untouched.opened.empty()) << "no probe without hardware counters";
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // paper's case studies, through the JSON round trip a replayed file takes.
 #include "runtime/analysis/run_analysis.h"
 
+#include <algorithm>
 #include <map>
 
 #include "gtest/gtest.h"
@@ -262,6 +263,24 @@ TEST(RegionAnalysis, MultiplexedCountsAreScaledAndNeverRunGroupsAreNotMeasured) 
   EXPECT_FALSE(analysis.regions[1].AnyMeasured());
   EXPECT_EQ(analysis.regions[1].Find("Frontend_Bound")->why_not,
             "IDQ_UOPS_NOT_DELIVERED.CORE or KERNEL.TOPDOWN_FETCH_BUBBLES not measured");
+}
+
+// An event the selection left out because it did not open: the recording
+// keeps its errno, and the nodes that needed it say so.
+TEST(RegionAnalysis, NodesMissingAnEventThatDidNotOpenSayWhy) {
+  std::vector<std::string> events = kSklEvents;
+  events.erase(std::find(events.begin(), events.end(), "IDQ_UOPS_NOT_DELIVERED.CORE"));
+  RunData data = SklRecording(events);
+  data.availability.events_not_opened = {{"IDQ_UOPS_NOT_DELIVERED.CORE", "ENOENT"}};
+  AddRegion(&data, "multiply1", {kMultiply1});
+  RunData replayed;
+  const RunAnalysis analysis = Replay(data, &replayed);
+  EXPECT_EQ(replayed.availability.events_not_opened, data.availability.events_not_opened);
+  const TopDownResult& tree = analysis.regions[0];
+  EXPECT_EQ(tree.Find("Frontend_Bound")->why_not,
+            "IDQ_UOPS_NOT_DELIVERED.CORE did not open here (ENOENT) or KERNEL.TOPDOWN_FETCH_BUBBLES not measured");
+  EXPECT_NEAR(tree.Find("Retiring")->value.value(), 0.15, 1e-9) << "nodes whose events opened are computed";
+  EXPECT_NEAR(tree.Find("Bad_Speculation")->value.value(), 0.02, 1e-9);
 }
 
 TEST(RegionAnalysis, BandwidthDiagnosisComparesWithTheCalibratedPeak) {
