@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "runtime/base/text_format.h"
 
 namespace td {
 namespace {
@@ -101,7 +102,8 @@ int RegionByPath(const RunData& data, const std::string& path) {
 std::string Shown(double v, const std::string& metric, bool fraction) {
   if (fraction) return absl::StrFormat("%.1f%%", v * 100);
   if (metric == "wall") return absl::StrFormat("%.6g s", v / 1e9);
-  return absl::StrFormat("%.8g", v);
+  if (v >= 0 && v < 1e18 && v == std::floor(v)) return WithThousands(static_cast<uint64_t>(v));
+  return absl::StrFormat("%.4g", v);
 }
 
 std::string LimitText(const GateRule& rule) {

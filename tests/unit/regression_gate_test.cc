@@ -94,7 +94,7 @@ TEST(Gate, APlantedTwoPercentInstructionRegressionFailsAndTheSameRunPasses) {
   const GateResult fail = CheckGate(rules, base.gate(), slower.gate());
   EXPECT_FALSE(fail.passed());
   ASSERT_EQ(fail.crossed.size(), 2u);  // outer includes inner
-  EXPECT_EQ(fail.crossed[1], "outer/inner: instructions 1000000 -> 1020000 (+2.00%; limit +1%)");
+  EXPECT_EQ(fail.crossed[1], "outer/inner: instructions 1,000,000 -> 1,020,000 (+2.00%; limit +1%)");
 }
 
 TEST(Gate, ScopesPickARegionOrTheWholeRun) {

@@ -155,8 +155,8 @@ int SelfTest(const doctor::Facts& facts, bool quick, bool as_json) {
                   kernels.string());
     return 1;
   }
-  const char* tmp = std::getenv("TMPDIR");
-  std::string dir = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/td-self-test-XXXXXX";
+  const fs::path tmp = fs::temp_directory_path(ec);  // TMPDIR, else /tmp
+  std::string dir = (ec ? fs::path("/tmp") : tmp).string() + "/td-self-test-XXXXXX";
   if (mkdtemp(dir.data()) == nullptr) return Fail("cannot make a scratch folder in " + dir);
   const bool hardware = facts.hardware_errno == 0;
   const std::vector<std::string> level = {"TD_LEVEL=4", "TD_OUTPUT=none"};

@@ -1,0 +1,89 @@
+// td compare --fail-if as a CI job runs it: a recording with a planted 2 %
+// instruction regression in one region fails the gate and names it; the
+// same recording against itself passes; a rule no run can check fails.
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/str_format.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace {
+
+struct Ran {
+  int status = -1;
+  std::string out;
+};
+
+Ran Td(const std::string& args) {
+  Ran r;
+  FILE* p = popen(absl::StrFormat("%s %s 2>&1", TD_CLI, args).c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buffer;
+  size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), p)) > 0) r.out.append(buffer.data(), n);
+  const int status = pclose(p);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+class CompareGate : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("td-gate-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir_);
+    base_ = std::string(TD_TEST_DATA_DIR) + "/replay_skl_matmul.json";
+    std::ifstream in(base_);
+    nlohmann::json run = nlohmann::json::parse(in);
+    // multiply2 retires 2 % more instructions in the same cycles.
+    for (auto& region : run["regions"]) {
+      if (region["path"] != "multiply2") continue;
+      for (auto& thread : region["threads"]) {
+        auto& count = thread["counters"]["INST_RETIRED.ANY"];
+        for (const char* part : {"inclusive", "exclusive"}) {
+          count[part] = static_cast<uint64_t>(count[part].get<uint64_t>() * 1.02);
+        }
+      }
+    }
+    regressed_ = (dir_ / "regressed.json").string();
+    std::ofstream(regressed_) << run.dump();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::filesystem::path dir_;
+  std::string base_, regressed_;
+};
+
+TEST_F(CompareGate, APlantedTwoPercentRegressionFailsAndNamesTheRegion) {
+  const Ran r = Td("compare " + base_ + " " + regressed_ + " --fail-if 'instructions>+1%' --fail-if 'wall>+10%'");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("regression: multiply2: instructions"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(+2.00%; limit +1%)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("regression: multiply1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("td compare: 1 limit crossed, 0 rules not checked"), std::string::npos) << r.out;
+}
+
+TEST_F(CompareGate, AnUnchangedRunPassesAndAWiderLimitToo) {
+  Ran r = Td("compare " + base_ + " " + base_ + " --fail-if 'instructions>+1%' '--fail-if=wall>+10%'");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("td compare: no --fail-if limit crossed"), std::string::npos) << r.out;
+  r = Td("compare " + base_ + " " + regressed_ + " --fail-if 'instructions>+3%' --fail-if 'IPC<-5%'");
+  EXPECT_EQ(r.status, 0) << r.out;
+}
+
+TEST_F(CompareGate, ARuleNothingMeasuredFailsAndABadRuleIsAMisuse) {
+  Ran r = Td("compare " + base_ + " " + base_ + " --fail-if 'page-faults>+1%'");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("not checked: --fail-if 'page-faults>+1%'"), std::string::npos) << r.out;
+  r = Td("compare " + base_ + " " + base_ + " --fail-if 'instructions=1'");
+  EXPECT_EQ(r.status, 2) << r.out;
+  r = Td("compare " + base_ + " --regions multiply1,multiply2 --fail-if 'wall>+1%'");
+  EXPECT_EQ(r.status, 2) << r.out;
+}
+
+}  // namespace
