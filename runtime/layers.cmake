@@ -28,7 +28,7 @@ set(TD_STAGE_ENTRY_POINTS_base byte_strings.h json_file.h output_files.h status_
 set(TD_STAGE_ENTRY_POINTS_machine bandwidth_calibration.h machine_info.h)
 set(TD_STAGE_ENTRY_POINTS_uarch definitions.h perf_metrics_import.h)
 set(TD_STAGE_ENTRY_POINTS_counters availability.h event_encoder.h event_selection.h papi_backend.h pmu_probe.h
-    simulated_backend.h simulated_protocol.h)
+    simulated_protocol.h)
 set(TD_STAGE_ENTRY_POINTS_regions "")
 set(TD_STAGE_ENTRY_POINTS_recorded merge_passes.h run_data.h run_file.h)
 set(TD_STAGE_ENTRY_POINTS_analysis analysis_pipeline.h perf_case.h run_analysis.h)
