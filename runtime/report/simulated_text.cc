@@ -1,11 +1,13 @@
 #include "runtime/report/simulated_text.h"
 
+#include <cmath>
 #include <optional>
 #include <vector>
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "runtime/analysis/run_analysis.h"
+#include "runtime/base/text_format.h"
 #include "runtime/counters/simulated_backend.h"
 
 namespace td {
@@ -29,7 +31,8 @@ std::string SimulatedRatesLine(const RunData& data, const Region& region) {
   if (!instructions || *instructions <= 0) return "";
   std::vector<std::string> rates;
   if (const uint64_t calls = Totals(region, 0).calls; calls > 0) {
-    rates.push_back(absl::StrFormat("%.0f instructions per call", *instructions / static_cast<double>(calls)));
+    const double per_call = *instructions / static_cast<double>(calls);
+    rates.push_back(WithThousands(static_cast<uint64_t>(std::llround(per_call))) + " instructions per call");
   }
   const std::optional<double> branches = Count(data, region, "sim.branches");
   const std::optional<double> misses = Count(data, region, "sim.branch_misses");

@@ -2,7 +2,7 @@
  * region's simulated instructions can be set against callgrind's count for
  * that function (simulate_test.cc).
  *
- *   td_sim_region_app [ITERATIONS]     (default 200000)
+ *   td_sim_region_app [ITERATIONS]     (default 1000000)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +28,7 @@ __attribute__((noinline)) long simulated_work(long iterations) {
 }
 
 int main(int argc, char** argv) {
-  const long iterations = argc > 1 ? atol(argv[1]) : 200000;
+  const long iterations = argc > 1 ? atol(argv[1]) : 1000000;
   TD_REGION_BEGIN("work");
   const long sum = simulated_work(iterations);
   TD_REGION_END("work");

@@ -100,7 +100,7 @@ std::optional<double> CallgrindInstructions(const std::string& program, const st
 
 TEST(Simulate, RegionInstructionsMatchCallgrind) {
   SKIP_WITHOUT_TDSIM();
-  const std::string app = std::string(TD_SIM_REGION_APP) + " 200000";
+  const std::string app = std::string(TD_SIM_REGION_APP) + " 1000000";
   const ScenarioRun run = Simulate(app);
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   ASSERT_EQ(run.reports.size(), 1u) << run.err;
@@ -112,16 +112,21 @@ TEST(Simulate, RegionInstructionsMatchCallgrind) {
   const double raw = static_cast<double>(Totals(data->regions[0], data->layout.events.size()).events[*event].inclusive);
   // The region also holds the second half of BEGIN's marker and the first
   // half of END's, which callgrind's toggle leaves out; td measures that
-  // cost at exit (marker_cost) and takes it out, as every report does.
+  // cost at exit (marker_cost: 146 instructions per pair when this was
+  // written) and takes it out, as every report does.
   ASSERT_TRUE(data->marker_cost.has_value());
   TakeOutMarkerCost(&*data);
   const double compensated =
       static_cast<double>(Totals(data->regions[0], data->layout.events.size()).events[*event].inclusive);
   const std::optional<double> callgrind = CallgrindInstructions(app, "simulated_work");
   ASSERT_TRUE(callgrind.has_value()) << "callgrind did not run";
-  // What remains beside the function is the call, its argument and the
-  // result's move: a handful of instructions against ~3 million.
-  EXPECT_GT(*callgrind, 1e6);
+  // What remains beside the function: the call and its argument, and what
+  // a region's first pair costs beyond the steady-state pairs the
+  // calibration measures: the lazy binding of td_region_end's PLT slot and
+  // td's first-call work for a new region (measured: an empty region's first
+  // call read 1,796 instructions, against 146 per calibrated pair), about
+  // 2,300 instructions in all against the function's 11.5 million (0.02 %).
+  EXPECT_GT(*callgrind, 1e7);
   EXPECT_NEAR(compensated, *callgrind, 0.001 * *callgrind)
       << "raw " << raw << ", compensated " << compensated << ", callgrind " << *callgrind;
 }

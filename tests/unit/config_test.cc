@@ -138,6 +138,8 @@ TEST(Config, EventsLevelAndPass) {
   EXPECT_EQ(c.pass, 2);
   EXPECT_EQ(c.passes, 3);
   EXPECT_EQ(c.backend, BackendChoice::kPapi);
+  EXPECT_EQ(Read({{"TD_BACKEND", "Simulate"}}, &errors).backend, BackendChoice::kSimulate);
+  EXPECT_TRUE(errors.empty());
   c = Read({{"TD_LEVEL", "9"}, {"TD_PASS", "4/3"}}, &errors);
   ASSERT_EQ(errors.size(), 2u);
   EXPECT_EQ(errors[0], "TD_LEVEL=\"9\" is not understood; accepted: 1 to 6; using 2");
