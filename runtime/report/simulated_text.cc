@@ -47,4 +47,16 @@ std::string SimulatedRatesLine(const RunData& data, const Region& region) {
   return absl::StrFormat("    simulated (tdsim, not measured): %s\n", absl::StrJoin(rates, ", "));
 }
 
+std::string SimulatedCountsText(const RunData& data, const Region& region) {
+  std::vector<std::string> cells;
+  for (size_t e = 0; e < data.layout.events.size(); ++e) {
+    if (!IsSimulatedEvent(data.layout.events[e].name)) continue;
+    const std::optional<double> v = ScaledRegionCount(data, region, e);
+    if (!v) continue;
+    cells.push_back(data.layout.events[e].name + " " + WithThousands(static_cast<uint64_t>(std::llround(*v))));
+  }
+  if (cells.empty()) return "";
+  return "simulated by Valgrind tdsim: " + absl::StrJoin(cells, ", ");
+}
+
 }  // namespace td

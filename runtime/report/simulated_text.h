@@ -18,6 +18,11 @@ bool IsSimulatedGroup(const RunData& data, size_t g);
 // are missing; "" when the run has no simulated instructions.
 std::string SimulatedRatesLine(const RunData& data, const Region& region);
 
+// "sim.instructions 118,034,164, sim.loads …" for `region` (compensated as
+// the run is), prefixed "simulated by Valgrind tdsim: "; "" when the run
+// has no simulated counts. For renderings without a counters section (HTML).
+std::string SimulatedCountsText(const RunData& data, const Region& region);
+
 }  // namespace td
 
 #endif  // TD_RUNTIME_REPORT_SIMULATED_TEXT_H_

@@ -48,10 +48,18 @@ TEST(SimulatedText, CounterSectionSaysSimulated) {
   EXPECT_NE(text.find("branch-miss rate 2.50%"), std::string::npos) << text;
 }
 
+TEST(SimulatedText, CountsForTheHtmlPage) {
+  const RunData data = SimulatedRun();
+  const std::string text = SimulatedCountsText(data, data.regions[0]);
+  EXPECT_EQ(text.rfind("simulated by Valgrind tdsim: sim.instructions 2,000,000, sim.loads 0, ", 0), 0u) << text;
+  EXPECT_NE(text.find("sim.ll_misses 500"), std::string::npos) << text;
+}
+
 TEST(SimulatedText, NothingWithoutSimulatedInstructions) {
   RunData data;
   Region region;
   EXPECT_EQ(SimulatedRatesLine(data, region), "");
+  EXPECT_EQ(SimulatedCountsText(data, region), "");
 }
 
 }  // namespace
