@@ -107,7 +107,7 @@ TEST(Config, BadValuesNameTheVariableAndKeepDefaults) {
             "using 0");
   EXPECT_NE(errors[1].find("TD_OUTPUT_DIR"), std::string::npos);
   EXPECT_NE(errors[2].find("TD_BACKEND=\"papy\""), std::string::npos);
-  EXPECT_NE(errors[2].find("accepted: perf, papi, none"), std::string::npos);
+  EXPECT_NE(errors[2].find("accepted: perf, papi, simulate, none"), std::string::npos);
   EXPECT_FALSE(c.disabled);
   EXPECT_EQ(c.json_dir, ".");
   EXPECT_EQ(c.backend, BackendChoice::kPerfEvent);
