@@ -22,7 +22,8 @@ namespace {
 // Parallel to enum TdsimCounter.
 constexpr std::array<const char*, TDSIM_NUM_COUNTERS> kNames = {
     "sim.instructions", "sim.loads",       "sim.stores",      "sim.branches",  "sim.branch_misses",
-    "sim.indirect_branches", "sim.l1i_misses", "sim.l1d_misses", "sim.ll_misses"};
+    "sim.indirect_branches", "sim.l1i_misses", "sim.l1d_misses", "sim.ll_misses",
+    "sim.fp_scalar_ops",     "sim.vector128_ops", "sim.vector256_ops"};
 
 uint64_t NowNs() {
   timespec ts{};

@@ -31,6 +31,12 @@ enum TdsimCounter {
   TDSIM_L1I_MISSES,
   TDSIM_L1D_MISSES,
   TDSIM_LL_MISSES,          /* last-level misses, instruction and data */
+  /* IR operations by the width of their values: a floating-point scalar
+     (including SSE's lowest-lane arithmetic), a 128-bit vector, a 256-bit
+     vector (integer and floating-point SIMD, shuffles and lane moves alike). */
+  TDSIM_FP_SCALAR_OPS,
+  TDSIM_VECTOR128_OPS,
+  TDSIM_VECTOR256_OPS,
   TDSIM_NUM_COUNTERS
 };
 

@@ -100,6 +100,40 @@ static VG_REGPARM(3) void on_branch(Addr pc, UWord exit_taken, UWord inverted) {
   if (!taken && *counter > 0) --*counter;
 }
 
+static Bool is_float(IRType t) {
+  return t == Ity_F16 || t == Ity_F32 || t == Ity_F64 || t == Ity_F128 || t == Ity_D32 || t == Ity_D64 ||
+         t == Ity_D128;
+}
+
+/* The width counter an IR operation adds to, or TDSIM_NUM_COUNTERS. SSE's
+   scalar arithmetic (addsd, sqrtss, ...) is a V128 operation on the lowest
+   lane in the IR: it counts as the scalar it is. */
+static enum TdsimCounter width_of(IROp op) {
+  if ((op >= Iop_Add32F0x4 && op <= Iop_RSqrtEst32F0x4) || (op >= Iop_Add64F0x2 && op <= Iop_Sqrt64F0x2)) {
+    return TDSIM_FP_SCALAR_OPS;
+  }
+  IRType types[5];
+  typeOfPrimop(op, &types[0], &types[1], &types[2], &types[3], &types[4]);
+  Bool v256 = False, v128 = False, fp = False;
+  for (Int k = 0; k < 5; ++k) {
+    v256 |= types[k] == Ity_V256;
+    v128 |= types[k] == Ity_V128;
+    fp |= is_float(types[k]);
+  }
+  return v256 ? TDSIM_VECTOR256_OPS : v128 ? TDSIM_VECTOR128_OPS : fp ? TDSIM_FP_SCALAR_OPS : TDSIM_NUM_COUNTERS;
+}
+
+/* The operation an IR expression applies, or Iop_INVALID. */
+static IROp op_of(const IRExpr* e) {
+  switch (e->tag) {
+    case Iex_Unop: return e->Iex.Unop.op;
+    case Iex_Binop: return e->Iex.Binop.op;
+    case Iex_Triop: return e->Iex.Triop.details->op;
+    case Iex_Qop: return e->Iex.Qop.details->op;
+    default: return Iop_INVALID;
+  }
+}
+
 /* Adds `amount` to running[which] inline: cheaper than a helper call for
    counts known when translating. */
 static void add_count(IRSB* out, enum TdsimCounter which, ULong amount) {
@@ -110,6 +144,14 @@ static void add_count(IRSB* out, enum TdsimCounter which, ULong amount) {
   addStmtToIRSB(out, IRStmt_WrTmp(old, IRExpr_Load(Iend_LE, Ity_I64, where)));
   addStmtToIRSB(out, IRStmt_WrTmp(sum, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(old), IRExpr_Const(IRConst_U64(amount)))));
   addStmtToIRSB(out, IRStmt_Store(Iend_LE, where, IRExpr_RdTmp(sum)));
+}
+
+/* Adds what `pending` holds and clears it. */
+static void add_pending(IRSB* out, ULong* pending) {
+  for (Int k = 0; k < TDSIM_NUM_COUNTERS; ++k) {
+    add_count(out, (enum TdsimCounter)k, pending[k]);
+    pending[k] = 0;
+  }
 }
 
 /* A call of `fn` with (addr, size), only when `guard` holds (NULL: always). */
@@ -132,10 +174,10 @@ static IRSB* instrument(VgCallbackClosure* closure, IRSB* in, const VexGuestLayo
   Int i = 0;
   for (; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; ++i) addStmtToIRSB(out, in->stmts[i]);
 
-  /* Instructions are added in bulk wherever control may leave: before each
-     side exit and at the end, so a count never includes one that did not
-     run. */
-  ULong pending = 0;
+  /* Counts known when translating (instructions, operations by width) are
+     added in bulk wherever control may leave: before each side exit and at
+     the end, so a count never includes an instruction that did not run. */
+  ULong pending[TDSIM_NUM_COUNTERS] = {0};
   Addr pc = 0;
   UInt length = 0;
   Addr last_fetched_line = ~(Addr)0;
@@ -143,7 +185,7 @@ static IRSB* instrument(VgCallbackClosure* closure, IRSB* in, const VexGuestLayo
     IRStmt* st = in->stmts[i];
     switch (st->tag) {
       case Ist_IMark: {
-        ++pending;
+        ++pending[TDSIM_INSTRUCTIONS];
         pc = st->Ist.IMark.addr;
         length = st->Ist.IMark.len;
         /* Within a superblock, an instruction on the line the previous one
@@ -159,6 +201,10 @@ static IRSB* instrument(VgCallbackClosure* closure, IRSB* in, const VexGuestLayo
         break;
       }
       case Ist_WrTmp:
+        if (op_of(st->Ist.WrTmp.data) != Iop_INVALID) {
+          const enum TdsimCounter width = width_of(op_of(st->Ist.WrTmp.data));
+          if (width != TDSIM_NUM_COUNTERS) ++pending[width];
+        }
         if (st->Ist.WrTmp.data->tag == Iex_Load) {
           const IRExpr* load = st->Ist.WrTmp.data;
           ADD_LOAD(out, load->Iex.Load.addr, sizeofIRType(load->Iex.Load.ty), NULL);
@@ -203,8 +249,7 @@ static IRSB* instrument(VgCallbackClosure* closure, IRSB* in, const VexGuestLayo
         break;
       }
       case Ist_Exit: {
-        add_count(out, TDSIM_INSTRUCTIONS, pending);
-        pending = 0;
+        add_pending(out, pending);
         if (st->Ist.Exit.jk == Ijk_Boring) {
           const Addr target = (Addr)st->Ist.Exit.dst->Ico.U64;
           IRTemp taken = newIRTemp(out->tyenv, Ity_I64);
@@ -222,7 +267,7 @@ static IRSB* instrument(VgCallbackClosure* closure, IRSB* in, const VexGuestLayo
         break;
     }
   }
-  add_count(out, TDSIM_INSTRUCTIONS, pending);
+  add_pending(out, pending);
   if (in->next->tag != Iex_Const && (in->jumpkind == Ijk_Boring || in->jumpkind == Ijk_Call)) {
     add_count(out, TDSIM_INDIRECT_BRANCHES, 1);
   }
