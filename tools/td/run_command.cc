@@ -446,7 +446,7 @@ int RunCommand(const cli::Command& self, const cli::Args& args) {
   if (simulate) {
     if (asked > 1) Say(absl::StrFormat("--passes %d: --simulate counts everything in one pass", asked));
     auto simulated =
-        SimulatedCommand(program, ReadCacheGeometry("/sys/devices/system/cpu/cpu0/cache"), InheritedVariable("PATH"),
+        SimulatedCommand(program, ReadCacheGeometry(), InheritedVariable("PATH"),
                          &env);
     if (!simulated.ok()) return Fail("--simulate: " + std::string(simulated.status().message()));
     command = *std::move(simulated);

@@ -7,18 +7,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "runtime/machine/cache_geometry.h"
 
 namespace td::tool {
-
-// One cache's geometry as tdsim takes it: "BYTES,WAYS,LINE".
-struct CacheGeometry {
-  std::string l1i, l1d, ll;  // "" where sysfs does not say: the tool's default
-};
-
-// This machine's caches from the sysfs folder `cache_dir` (cpu0's
-// cache/index* entries): level 1 instruction and data, and the highest
-// unified level as the last level.
-CacheGeometry ReadCacheGeometry(const std::string& cache_dir);
 
 // The folder holding tdsim-amd64-linux and Valgrind's support files (beside
 // this td when installed, else the build tree's), or why there is none.
@@ -26,7 +17,7 @@ absl::StatusOr<std::string> FindToolFolder();
 
 // The command that runs `program` under tdsim, and the environment it needs
 // set (VALGRIND_LIB, TD_BACKEND=simulate) in `env` as NAME=VALUE; the cache
-// options come from `caches`, valgrind from `path_list` (PATH's value).
+// options come from `caches` ("" leaves the tool's default), valgrind from `path_list` (PATH's value).
 absl::StatusOr<std::vector<std::string>> SimulatedCommand(const std::vector<std::string>& program,
                                                           const CacheGeometry& caches, const std::string& path_list,
                                                           std::vector<std::string>* env);
