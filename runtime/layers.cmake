@@ -25,9 +25,10 @@ set(TD_LAYER_USES_driver base machine uarch counters regions recorded analysis j
 # be called from outside. A stage's other headers are its own business
 # (regions/ has none: only the driver's marker entry points reach it).
 set(TD_STAGE_ENTRY_POINTS_base byte_strings.h json_file.h output_files.h status_macros.h text_format.h)
-set(TD_STAGE_ENTRY_POINTS_machine bandwidth_calibration.h machine_info.h)
+set(TD_STAGE_ENTRY_POINTS_machine bandwidth_calibration.h cache_geometry.h machine_info.h)
 set(TD_STAGE_ENTRY_POINTS_uarch definitions.h perf_metrics_import.h)
-set(TD_STAGE_ENTRY_POINTS_counters availability.h event_encoder.h event_selection.h papi_backend.h pmu_probe.h)
+set(TD_STAGE_ENTRY_POINTS_counters availability.h event_encoder.h event_selection.h papi_backend.h pmu_probe.h
+    simulated_protocol.h)
 set(TD_STAGE_ENTRY_POINTS_regions "")
 set(TD_STAGE_ENTRY_POINTS_recorded merge_passes.h run_data.h run_file.h)
 set(TD_STAGE_ENTRY_POINTS_analysis analysis_pipeline.h perf_case.h run_analysis.h)

@@ -261,6 +261,8 @@ ConfigReading ReadConfig(const EnvLookup& env) {
       config.backend = BackendChoice::kPerfEvent;
     } else if (b == "papi") {
       config.backend = BackendChoice::kPapi;
+    } else if (b == "simulate") {
+      config.backend = BackendChoice::kSimulate;
     } else if (b == "none" || b == "off") {
       config.backend = BackendChoice::kNone;
     } else if (b.rfind("replay:", 0) == 0 && b.size() > 7) {
@@ -268,7 +270,7 @@ ConfigReading ReadConfig(const EnvLookup& env) {
       config.replay_file = std::string(raw).substr(7);
     } else {
       errors->push_back(absl::StrFormat(
-          "TD_BACKEND=\"%s\" is not understood; accepted: perf, papi, none, replay:FILE; using perf",
+          "TD_BACKEND=\"%s\" is not understood; accepted: perf, papi, simulate, none, replay:FILE; using perf",
           raw));
     }
   }
@@ -368,9 +370,11 @@ const std::vector<Setting>& Settings() {
        "with rdpmc); without a PMU the software group is all there is. `all`: count the software group as well, one "
        "`read()` per marker"},
       {"TD_PASS", "`k/n`", "—", "set by `td run`: this run counts the hardware groups g with g mod n = k − 1"},
-      {"TD_BACKEND", "`perf`, `papi`, `none`, `replay:FILE`", "`perf`",
+      {"TD_BACKEND", "`perf`, `papi`, `simulate`, `none`, `replay:FILE`", "`perf`",
        "`papi` counts `TD_EVENTS` (PAPI names; default PAPI_TOT_CYC, PAPI_TOT_INS) through PAPI event sets, and "
-       "says why when PAPI cannot count here, falling back to `perf`; `none` measures wall time and calls only; "
+       "says why when PAPI cannot count here, falling back to `perf`; `simulate` reads the simulated counts of td's "
+       "Valgrind tool (`td run --simulate`, [simulate.md](simulate.md)), falling back to `perf` when the program "
+       "does not run under it; `none` measures wall time and calls only; "
        "`replay:FILE` measures nothing and, at exit, reports the recorded run FILE through the same analysis (a "
        "run recorded on a machine with a PMU, re-analysed anywhere)"},
       {"TD_QUIET", "boolean", "0", "no notices on stderr (warnings and errors still print)"},

@@ -16,7 +16,7 @@
 
 namespace td {
 
-enum class BackendChoice { kPerfEvent, kNone, kReplay, kPapi };
+enum class BackendChoice { kPerfEvent, kNone, kReplay, kPapi, kSimulate };
 
 // Which text reports an MPI job prints (TD_REPORT_RANKS).
 enum class RankReports { kRankZero, kAll, kNone };

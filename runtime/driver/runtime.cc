@@ -30,6 +30,7 @@
 #include "runtime/counters/event_spec.h"
 #include "runtime/counters/papi_backend.h"
 #include "runtime/counters/perf_event_backend.h"
+#include "runtime/counters/simulated_backend.h"
 #include "runtime/recorded/merge_threads.h"
 #include "runtime/regions/marker_clock.h"
 #include "runtime/base/byte_strings.h"
@@ -152,6 +153,8 @@ void Runtime::Start() {
     availability = backend_->availability();
   } else if (config_.backend == BackendChoice::kPapi && StartPapi(availability)) {
     // PAPI counts; availability now says so.
+  } else if (config_.backend == BackendChoice::kSimulate && StartSimulated(&availability)) {
+    // tdsim counts; availability names its models.
   } else if (availability.software_counters) {
     CounterLayout layout = SoftwareLayout();
     AddSelectedGroups(&availability, &layout);
@@ -220,6 +223,20 @@ bool Runtime::StartPapi(const Availability& availability) {
     return false;
   }
   backend_ = *std::move(papi);
+  return true;
+}
+
+bool Runtime::StartSimulated(Availability* availability) {
+  auto simulated = MakeSimulatedBackend(*availability);
+  if (!simulated.ok()) {
+    ReportProblem(Severity::kError,
+                  absl::StrFormat("TD_BACKEND=simulate: %s; %s", simulated.status().message(),
+                                  availability->software_counters ? "using the perf_event backend instead"
+                                                                  : "measuring wall time and calls only"));
+    return false;
+  }
+  backend_ = *std::move(simulated);
+  *availability = backend_->availability();
   return true;
 }
 

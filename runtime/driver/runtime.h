@@ -105,6 +105,8 @@ class Runtime {
   bool StartReplay();
   void CheckDefinitionSettings();
   bool StartPapi(const Availability& availability);
+  // TD_BACKEND=simulate: true when tdsim answers; otherwise one line says why.
+  bool StartSimulated(Availability* availability);
   void AddSelectedGroups(Availability* availability, CounterLayout* layout);
   // TD_SAMPLE, or 1 while tracing (a timeline needs every snapshot).
   uint32_t SampleEvery() const { return config_.trace ? 1 : static_cast<uint32_t>(config_.sample_every); }

@@ -7,6 +7,7 @@
 #include "runtime/analysis/run_analysis.h"
 #include "runtime/base/byte_strings.h"
 #include "runtime/base/text_format.h"
+#include "runtime/report/simulated_text.h"
 
 namespace td {
 namespace {
@@ -60,9 +61,11 @@ std::string FormatCounterSection(const RunData& data, const TextReportOptions& o
         values = absl::StrFormat("coverage %3.0f%%  %s", *coverage * 100, absl::StrJoin(cells, "  "));
       }
       const std::string& core_type = data.layout.events[group.first_event].core_type;
-      absl::StrAppendFormat(&out, "    group %d%s {%s}: %s\n", g, core_type.empty() ? "" : " on " + Printable(core_type),
-                            absl::StrJoin(names, ","), values);
+      std::string where = core_type.empty() ? "" : " on " + Printable(core_type);
+      if (IsSimulatedGroup(data, g)) where = " (simulated by Valgrind tdsim, not a PMU)";
+      absl::StrAppendFormat(&out, "    group %d%s {%s}: %s\n", g, where, absl::StrJoin(names, ","), values);
     }
+    out += SimulatedRatesLine(data, region);
     if (instructions) {
       const std::optional<double> count = ScaledRegionCount(data, region, *instructions);
       const RegionTotals totals = Totals(region, 0);

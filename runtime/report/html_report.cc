@@ -11,7 +11,9 @@
 #include "absl/strings/str_split.h"
 #include "runtime/base/byte_strings.h"
 #include "runtime/report/explanations.h"
+#include "absl/strings/ascii.h"
 #include "runtime/report/run_identity.h"
+#include "runtime/report/simulated_text.h"
 #include "runtime/analysis/software_metrics.h"
 #include "runtime/report/text_report.h"
 #include "runtime/base/text_format.h"
@@ -111,6 +113,10 @@ void AppendRegion(const RunData& data, size_t index, const TopDownResult* result
                         index, anchor, HtmlEscape(region.path), totals.calls, totals.calls == 1 ? "" : "s",
                         HumanDuration(totals.wall_inclusive_ns), region.threads.size(),
                         region.threads.size() == 1 ? "" : "s");
+  if (const std::string counts = SimulatedCountsText(data, region); !counts.empty()) {
+    const std::string rates(absl::StripAsciiWhitespace(SimulatedRatesLine(data, region)));
+    absl::StrAppendFormat(out, "<p class=\"simulated\">%s<br>%s</p>\n", HtmlEscape(counts), HtmlEscape(rates));
+  }
   if (result != nullptr && result->AnyMeasured()) {
     *out += "<div class=\"bar\" role=\"img\" aria-label=\"Level 1\">";
     for (const LevelOneCategory& c : kLevelOneCategories) {

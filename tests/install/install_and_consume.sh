@@ -95,11 +95,12 @@ pkgconfig_consumer() {
 # the built files copied in so that its install rules find them.
 configure_layout() {
   local dir=$1 libdir=$2
-  # The bindings are left out: their files are not among those copied in, and
-  # tests/bindings checks them installed.
+  # The bindings and tdsim are left out: their files are not among those copied in, and
+  # tests/bindings checks the bindings installed.
   local args=(-DCMAKE_INSTALL_LIBDIR="$libdir"
               -DTD_BUILD_TESTS=OFF -DTD_BUILD_SAMPLES=OFF -DTD_BUILD_BENCHMARKS=OFF
-              -DTD_BUILD_FORTRAN=OFF -DTD_BUILD_PYTHON=OFF -DTD_BUILD_COMPAT=OFF -DTD_BUILD_MPI=OFF)
+              -DTD_BUILD_FORTRAN=OFF -DTD_BUILD_PYTHON=OFF -DTD_BUILD_COMPAT=OFF -DTD_BUILD_MPI=OFF
+              -DTD_BUILD_TDSIM=OFF)
   local name value
   # Same generator, build type and dependencies as the build, so the output
   # paths and the exported configuration match the files copied in.

@@ -107,7 +107,7 @@ TEST(Config, BadValuesNameTheVariableAndKeepDefaults) {
             "using 0");
   EXPECT_NE(errors[1].find("TD_OUTPUT_DIR"), std::string::npos);
   EXPECT_NE(errors[2].find("TD_BACKEND=\"papy\""), std::string::npos);
-  EXPECT_NE(errors[2].find("accepted: perf, papi, none"), std::string::npos);
+  EXPECT_NE(errors[2].find("accepted: perf, papi, simulate, none"), std::string::npos);
   EXPECT_FALSE(c.disabled);
   EXPECT_EQ(c.json_dir, ".");
   EXPECT_EQ(c.backend, BackendChoice::kPerfEvent);
@@ -138,6 +138,8 @@ TEST(Config, EventsLevelAndPass) {
   EXPECT_EQ(c.pass, 2);
   EXPECT_EQ(c.passes, 3);
   EXPECT_EQ(c.backend, BackendChoice::kPapi);
+  EXPECT_EQ(Read({{"TD_BACKEND", "Simulate"}}, &errors).backend, BackendChoice::kSimulate);
+  EXPECT_TRUE(errors.empty());
   c = Read({{"TD_LEVEL", "9"}, {"TD_PASS", "4/3"}}, &errors);
   ASSERT_EQ(errors.size(), 2u);
   EXPECT_EQ(errors[0], "TD_LEVEL=\"9\" is not understood; accepted: 1 to 6; using 2");

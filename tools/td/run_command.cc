@@ -2,6 +2,7 @@
 
 #include "tools/td/compat_preload.h"
 #include "tools/td/program_signals.h"
+#include "tools/td/simulate.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -114,8 +115,9 @@ absl::Status CheckDestination(const std::string& out_path, const std::string& di
 // Starts the program with TD_PASS=k/n, its report going to `dir`. When exec
 // fails the child sends errno back through a close-on-exec pipe, so the
 // reason is reported once, here.
+// `env`: NAME=VALUE settings of td run's own (--simulate's).
 absl::StatusOr<pid_t> StartPass(const std::vector<std::string>& program, int k, int n, const std::string& dir,
-                                const std::string& preload) {
+                                const std::string& preload, const std::vector<std::string>& env) {
   int exec_error[2];
   if (pipe2(exec_error, O_CLOEXEC) != 0) return absl::InternalError(absl::StrFormat("pipe: %s", std::strerror(errno)));
   const pid_t child = fork();
@@ -133,6 +135,10 @@ absl::StatusOr<pid_t> StartPass(const std::vector<std::string>& program, int k, 
     setenv("TD_JSON", "1", 1);
     setenv("TD_QUIET", "1", 1);  // td run says what matters once, not per pass
     if (!preload.empty()) setenv("LD_PRELOAD", preload.c_str(), 1);
+    for (const std::string& setting : env) {
+      const size_t equals = setting.find('=');
+      setenv(setting.substr(0, equals).c_str(), setting.substr(equals + 1).c_str(), 1);
+    }
     std::vector<char*> argv;
     for (const std::string& a : program) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -188,8 +194,8 @@ int ShellStatus(int status) {
 // Runs pass k of n; one message for whatever went wrong. *status: how the
 // program ended, as waitpid says.
 absl::StatusOr<RunData> RunPass(const std::vector<std::string>& program, int k, int n, const std::string& dir,
-                                const std::string& preload, int* status_out) {
-  TD_ASSIGN_OR_RETURN(const pid_t child, StartPass(program, k, n, dir, preload));
+                                const std::string& preload, const std::vector<std::string>& env, int* status_out) {
+  TD_ASSIGN_OR_RETURN(const pid_t child, StartPass(program, k, n, dir, preload, env));
   int& status = *status_out;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
@@ -211,7 +217,8 @@ absl::StatusOr<RunData> RunPass(const std::vector<std::string>& program, int k, 
 // Every pass in a scratch folder of its own, removed afterwards.
 // *program_status: the first pass that did not end with status 0, else 0.
 absl::StatusOr<std::vector<RunData>> RunPasses(const std::vector<std::string>& program, int passes,
-                                               const std::string& preload, int* program_status) {
+                                               const std::string& preload, const std::vector<std::string>& env,
+                                               int* program_status) {
   // Each pass's runtime reports the settings' problems.
   const std::string tmpdir = ReadConfigFromEnvironment().config.tmpdir;
   std::string scratch = tmpdir + "/td-run-XXXXXX";
@@ -227,7 +234,7 @@ absl::StatusOr<std::vector<RunData>> RunPasses(const std::vector<std::string>& p
     std::filesystem::create_directories(dir, ignored);
     Say(absl::StrFormat("pass %d of %d: %s", k, passes, program[0]));
     int status = 0;
-    auto run = RunPass(program, k, passes, dir, preload, &status);
+    auto run = RunPass(program, k, passes, dir, preload, env, &status);
     if (*program_status == 0) *program_status = ShellStatus(status);
     if (!run.ok()) {
       std::filesystem::remove_all(scratch, ignored);
@@ -400,6 +407,7 @@ int RunCommand(const cli::Command& self, const cli::Args& args) {
   std::string out_path;
   bool compat = false;
   bool mpi = false;
+  bool simulate = false;
   cli::Args program;
   const auto done =
       cli::Flags(self)
@@ -407,6 +415,7 @@ int RunCommand(const cli::Command& self, const cli::Args& args) {
           .Value("--out", &out_path)
           .Switch("--compat", &compat)
           .Switch("--mpi", &mpi)
+          .Switch("--simulate", &simulate)
           .FirstOperandEndsFlags()
           .Parse(args, &program);
   if (done) return *done;
@@ -430,11 +439,25 @@ int RunCommand(const cli::Command& self, const cli::Args& args) {
     }
     return RunMpiRank(program, *preload, asked);
   }
-  const int passes = ChoosePasses(asked);
+  // --simulate: one pass under tdsim, whose counts need no sharing out.
+  std::vector<std::string> env;
+  std::vector<std::string> command = program;
+  int passes = 1;
+  if (simulate) {
+    if (asked > 1) Say(absl::StrFormat("--passes %d: --simulate counts everything in one pass", asked));
+    auto simulated =
+        SimulatedCommand(program, ReadCacheGeometry(), InheritedVariable("PATH"),
+                         &env);
+    if (!simulated.ok()) return Fail("--simulate: " + std::string(simulated.status().message()));
+    command = *std::move(simulated);
+    Say("--simulate: " + absl::StrJoin(command, " ") + " (Valgrind slows the program down; docs/simulate.md)");
+  } else {
+    passes = ChoosePasses(asked);
+  }
   // Scripts and CI read td run's status as the program's (time, perf stat and
   // valgrind pass it on too): td's own failures show only when it is 0.
   int program_status = 0;
-  auto runs = RunPasses(program, passes, preload->ld_preload, &program_status);
+  auto runs = RunPasses(command, passes, preload->ld_preload, env, &program_status);
   const auto fail = [&program_status](const std::string& message) {
     const int failed = Fail(message);
     return program_status != 0 ? program_status : failed;
@@ -468,7 +491,7 @@ int RunCommand(const cli::Command& self, const cli::Args& args) {
 }
 
 const cli::Command kRunCommand = {
-    "run", "run [--passes auto|N] [--out FILE] [--compat] [--mpi] [--] PROGRAM [ARGS…]",
+    "run", "run [--passes auto|N] [--out FILE] [--compat] [--mpi] [--simulate] [--] PROGRAM [ARGS…]",
     "run a program linked with td, once per share of the counter groups, merged",
     "Runs PROGRAM once per pass, each pass counting its share of the hardware counter\n"
     "groups, merges the passes' recordings by region into one file and prints its report.\n"
@@ -485,6 +508,12 @@ const cli::Command kRunCommand = {
     "                   one file at MPI_Finalize; done without asking when PROGRAM\n"
     "                   is linked with MPI. PROGRAM then runs once, in place of td\n"
     "                   run (mpirun -np 4 td run -- ./prog; docs/hpc.md)\n"
+    "  --simulate       one pass under td's Valgrind tool (TD_BACKEND=simulate):\n"
+    "                   exact, repeatable simulated counts (sim.instructions,\n"
+    "                   sim.branch_misses, sim.l1d_misses, …) of this machine's\n"
+    "                   cache geometry, no PMU needed; much slower (matmul\n"
+    "                   256: 20x)\n"
+    "                   (docs/simulate.md)\n"
     "\n"
     "td's flags end at PROGRAM (or at --): what follows is PROGRAM's. td run exits\n"
     "with PROGRAM's exit status (128 + N when signal N killed it), as time does.",
