@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -131,6 +132,38 @@ TEST(Simulate, RegionInstructionsMatchCallgrind) {
   EXPECT_GT(*callgrind, 1e7);
   EXPECT_NEAR(compensated, *callgrind, 0.001 * *callgrind)
       << "raw " << raw << ", compensated " << compensated << ", callgrind " << *callgrind;
+}
+
+// The CI gate of docs/usage.md on simulated counts: an unchanged program
+// passes `td compare --fail-if 'instructions>+1%'`, one that does 2 % more
+// work (2 % more iterations of the same loop) fails it.
+TEST(Simulate, AGateOnSimulatedInstructionsCatchesATwoPercentRegression) {
+  SKIP_WITHOUT_TDSIM();
+  const ScenarioRun base = Simulate(std::string(TD_SIM_REGION_APP) + " 200000");
+  const ScenarioRun same = Simulate(std::string(TD_SIM_REGION_APP) + " 200000");
+  const ScenarioRun more = Simulate(std::string(TD_SIM_REGION_APP) + " 204000");
+  for (const ScenarioRun* run : {&base, &same, &more}) {
+    ASSERT_EQ(run->exit_code, 0) << run->err;
+    ASSERT_EQ(run->reports.size(), 1u) << run->err;
+  }
+  // The recordings as td wrote them (the runs' folders stay).
+  auto recording = [](const ScenarioRun& run) {
+    for (const auto& entry : std::filesystem::directory_iterator(run.dir)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("td-", 0) == 0 && name.find(".trace.") == std::string::npos &&
+          entry.path().extension() == ".json") {
+        return entry.path().string();
+      }
+    }
+    return std::string();
+  };
+  const std::string gate = " --fail-if 'instructions>+1%' --fail-if 'sim.l1d_misses>+1%'";
+  const ScenarioRun unchanged = RunScenario(TD_CLI, "compare " + recording(base) + " " + recording(same) + gate);
+  EXPECT_EQ(unchanged.exit_code, 0) << unchanged.out << unchanged.err;
+  EXPECT_NE(unchanged.out.find("no --fail-if limit crossed"), std::string::npos) << unchanged.out;
+  const ScenarioRun regressed = RunScenario(TD_CLI, "compare " + recording(base) + " " + recording(more) + gate);
+  EXPECT_EQ(regressed.exit_code, 1) << regressed.out << regressed.err;
+  EXPECT_NE(regressed.out.find("regression: work: instructions"), std::string::npos) << regressed.out;
 }
 
 }  // namespace
