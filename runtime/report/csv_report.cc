@@ -4,6 +4,7 @@
 #include "absl/strings/str_format.h"
 #include "runtime/analysis/software_metrics.h"
 #include "runtime/base/text_format.h"
+#include "runtime/counters/simulated_backend.h"
 
 namespace td {
 namespace {
@@ -34,6 +35,11 @@ std::string FormatCsvReport(const RunData& data, const RunAnalysis* analysis) {
     }
     for (size_t e = 0; e < num_events; ++e) {
       const std::string& name = data.layout.events[e].name;
+      if (IsSimulatedEvent(name)) {  // tdsim's counts: never multiplexed, and never a PMU's
+        Row(&out, region.path, "simulated", name,
+            totals.counters_measured ? absl::StrCat(totals.events[e].inclusive) : "");
+        continue;
+      }
       Row(&out, region.path, "count", name,
           totals.counters_measured ? absl::StrCat(totals.events[e].inclusive) : "");
       const auto scaled = ScaledRegionCount(data, region, e);

@@ -8,6 +8,7 @@
 #include "runtime/counters/simulated_backend.h"
 #include "runtime/counters/simulated_protocol.h"
 #include "runtime/report/counter_text.h"
+#include "runtime/report/csv_report.h"
 
 namespace td {
 namespace {
@@ -46,6 +47,13 @@ TEST(SimulatedText, CounterSectionSaysSimulated) {
       << text;
   EXPECT_NE(text.find("sim.instructions 2,000,000"), std::string::npos) << text;
   EXPECT_NE(text.find("branch-miss rate 2.50%"), std::string::npos) << text;
+}
+
+TEST(SimulatedText, CsvRowsSaySimulated) {
+  const std::string csv = FormatCsvReport(SimulatedRun(), nullptr);
+  EXPECT_NE(csv.find("loop,simulated,sim.instructions,2000000,0,0\n"), std::string::npos) << csv;
+  EXPECT_EQ(csv.find(",count,sim."), std::string::npos) << csv;
+  EXPECT_EQ(csv.find(",scaled,sim."), std::string::npos) << csv;
 }
 
 TEST(SimulatedText, CountsForTheHtmlPage) {
