@@ -2,6 +2,7 @@
 #include "runtime/report/analysis_json.h"
 
 #include "runtime/base/byte_strings.h"
+#include "runtime/analysis/measurement_conditions.h"
 #include "runtime/analysis/software_metrics.h"
 
 namespace td {
@@ -82,6 +83,10 @@ nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysi
     const bool has_exclusive = has_tree && i < analysis.exclusive.size() && !analysis.exclusive[i].tree.empty();
     region["exclusive"] = has_exclusive ? result_json(analysis.exclusive[i]) : json(nullptr);
     out["regions"].push_back(std::move(region));
+  }
+  out["measurement_conditions"] = json::array();
+  for (const ConditionWarning& w : CheckMeasurementConditions(data)) {
+    out["measurement_conditions"].push_back({{"region", w.region}, {"id", w.id}, {"text", w.text}});
   }
   if (!analysis.core_type.empty()) {
     out["core_type"] = analysis.core_type;

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "runtime/base/byte_strings.h"
 #include "runtime/report/html_report.h"
+#include "runtime/analysis/measurement_conditions.h"
 #include "runtime/analysis/software_metrics.h"
 #include "runtime/report/text_report.h"
 #include "runtime/base/text_format.h"
@@ -245,17 +246,44 @@ CompareColumn MakeCompareColumn(const RunData& run, size_t region, const RunAnal
   return column;
 }
 
+namespace {
+
+// Columns whose wall-time speedup the CPU time contradicts.
+std::vector<std::string> SpeedupWarnings(const std::vector<CompareColumn>& columns) {
+  std::vector<std::string> lines;
+  const SoftwareMetric* base = FindMetric(columns.front(), "task-clock");
+  for (size_t i = 1; i < columns.size(); ++i) {
+    const SoftwareMetric* cpu = FindMetric(columns[i], "task-clock");
+    if (base == nullptr || cpu == nullptr || !base->value || !cpu->value || *cpu->value <= 0 ||
+        columns[i].wall_ns <= 0) {
+      continue;
+    }
+    const double wall = static_cast<double>(columns.front().wall_ns) / static_cast<double>(columns[i].wall_ns);
+    if (auto line = SpeedupDisagreement(columns[i].label, wall, *base->value / *cpu->value)) {
+      lines.push_back(*std::move(line));
+    }
+  }
+  return lines;
+}
+
+}  // namespace
+
 std::string FormatComparison(const std::vector<CompareColumn>& columns, CompareFormat format) {
   if (columns.empty()) return "";
+  std::string warnings;
+  for (const std::string& line : SpeedupWarnings(columns)) {
+    warnings += format == CompareFormat::kHtml ? "<p class=\"note\">" + HtmlEscape(line) + "</p>\n"
+                                               : "measurement conditions: " + line + "\n";
+  }
   std::vector<Row> rows;
   AddHeadlineRows(columns, &rows);
   const TopDownResult* shape = TreeShape(columns);
   if (shape != nullptr) AddNodeRows(columns, *shape, &rows);
   AddMeasuredRows(columns, &rows);
   switch (format) {
-    case CompareFormat::kHtml: return FormatHtml(columns, rows, shape != nullptr);
-    case CompareFormat::kCsv: return FormatCsv(columns, rows);
-    case CompareFormat::kText: return FormatText(columns, rows, shape != nullptr);
+    case CompareFormat::kHtml: return FormatHtml(columns, rows, shape != nullptr) + warnings;
+    case CompareFormat::kCsv: return FormatCsv(columns, rows);  // CSV holds the values; the text says what they mean
+    case CompareFormat::kText: return FormatText(columns, rows, shape != nullptr) + warnings;
   }
   return "";
 }

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "runtime/analysis/measurement_conditions.h"
 #include "runtime/analysis/software_metrics.h"
 #include "runtime/base/text_format.h"
 #include "runtime/counters/simulated_backend.h"
@@ -56,6 +57,7 @@ std::string FormatCsvReport(const RunData& data, const RunAnalysis* analysis) {
       Row(&out, region.path, "metric", m.name, m.no_samples ? "no samples" : Number(m.value));
     }
   }
+  for (const ConditionWarning& w : CheckMeasurementConditions(data)) Row(&out, w.region, "condition", w.id, CsvField(w.text));
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include "absl/strings/ascii.h"
 #include "runtime/report/run_identity.h"
 #include "runtime/report/simulated_text.h"
+#include "runtime/analysis/measurement_conditions.h"
 #include "runtime/analysis/software_metrics.h"
 #include "runtime/report/text_report.h"
 #include "runtime/base/text_format.h"
@@ -270,6 +271,9 @@ std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis,
   if (!data.availability.hardware_counters) {
     absl::StrAppendFormat(&out, "<p class=\"note\">Hardware counters unavailable: %s</p>\n",
                           HtmlEscape(data.availability.hardware_reason));
+  }
+  for (const ConditionWarning& w : CheckMeasurementConditions(data)) {
+    absl::StrAppendFormat(&out, "<p class=\"note\">Measurement conditions: %s</p>\n", HtmlEscape(w.text));
   }
   if (!analysis.HasTrees() && !data.availability.hardware_counters) {
     // The reason is the line above; saying it twice buries it.

@@ -14,6 +14,7 @@
 #include "runtime/regions/node_stats.h"
 #include "runtime/report/counter_text.h"
 #include "runtime/report/run_identity.h"
+#include "runtime/analysis/measurement_conditions.h"
 #include "runtime/analysis/software_metrics.h"
 #include "runtime/report/topdown_text.h"
 
@@ -297,6 +298,22 @@ std::string SampledLine(const RunData& data) {
                          regions, WithThousands(read), WithThousands(calls));
 }
 
+// What may have spoiled the measurement (measurement_conditions.h); the
+// first few lines, the JSON holds them all.
+std::string FormatConditions(const RunData& data) {
+  constexpr size_t kShown = 10;
+  const std::vector<ConditionWarning> warnings = CheckMeasurementConditions(data);
+  if (warnings.empty()) return "";
+  std::string out = "\nmeasurement conditions:\n";
+  for (size_t i = 0; i < warnings.size() && i < kShown; ++i) {
+    absl::StrAppendFormat(&out, "  %s\n", Printable(warnings[i].text));
+  }
+  if (warnings.size() > kShown) {
+    absl::StrAppendFormat(&out, "  … %d more in the JSON (td report --json)\n", warnings.size() - kShown);
+  }
+  return out;
+}
+
 std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
                              const TextReportOptions& options) {
   std::string out;
@@ -365,6 +382,7 @@ std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
                           data.threads.size());
   }
   out += FormatAcrossThreads(data, shown);
+  out += FormatConditions(data);
   out += FormatCounterSection(data, options);
   if (analysis != nullptr) out += FormatTopDownSection(data, *analysis, options);
   if (data.threads.size() > 1) {
