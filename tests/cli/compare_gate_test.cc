@@ -1,10 +1,6 @@
 // td compare --fail-if as a CI job runs it: a recording with a planted 2 %
 // instruction regression in one region fails the gate and names it; the
 // same recording against itself passes; a rule no run can check fails.
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -12,25 +8,13 @@
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/common/shell_command.h"
 
 namespace {
 
-struct Ran {
-  int status = -1;
-  std::string out;
-};
+using Ran = td::testing::CommandOutput;
 
-Ran Td(const std::string& args) {
-  Ran r;
-  FILE* p = popen(absl::StrFormat("%s %s 2>&1", TD_CLI, args).c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buffer;
-  size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), p)) > 0) r.out.append(buffer.data(), n);
-  const int status = pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+Ran Td(const std::string& args) { return td::testing::RunShellCommand(absl::StrFormat("%s %s 2>&1", TD_CLI, args)); }
 
 class CompareGate : public ::testing::Test {
  protected:

@@ -2,24 +2,19 @@
 // same checks a user reads, with perf_event_open failing as partial PMUs,
 // missing drivers and refusing kernels make it fail.
 #include <errno.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <string>
 
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/common/shell_command.h"
 #include "tools/td/doctor/checks.h"
 
 namespace td::doctor {
 namespace {
 
-struct Ran {
-  int status = -1;
-  std::string out;
-};
+using Ran = td::testing::CommandOutput;
 
 // Runs td with `args`, FAKE_PMU_* settings in `env` (the fake preloaded when
 // any is given); stdout only.
@@ -28,15 +23,7 @@ Ran Td(const std::string& args, const std::string& env = "") {
                                     : absl::StrFormat("LD_PRELOAD=%s ASAN_OPTIONS=verify_asan_link_order=0 %s ",
                                                       TD_FAKE_PMU, env);
   command += absl::StrFormat("%s %s 2>/dev/null", TD_CLI, args);
-  Ran r;
-  FILE* p = popen(command.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buffer;
-  size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), p)) > 0) r.out.append(buffer.data(), n);
-  const int status = pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return td::testing::RunShellCommand(command);
 }
 
 nlohmann::json Json(const Ran& r) {
