@@ -16,6 +16,8 @@
 //
 // libtd builds, merges and writes the tables (runtime/driver/mpi_api.h); this
 // file only moves bytes. It never changes what an MPI call returns.
+// mpi_calls.cc times the program's MPI calls per region; MPI_Abort, here,
+// writes the aborting rank's own files first.
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
 #include <dlfcn.h>
@@ -194,9 +196,41 @@ void FortranFinalizeVia(const char* name, MPI_Fint* ierr) {
   }
 }
 
+// MPI_Abort: this rank's recording is written before PMPI_Abort ends the
+// process (no exit handler runs after it), marked aborted; between MPI_Init
+// and MPI_Finalize only, where MPI_COMM_WORLD can be asked the rank.
+void RecordAbort() {
+  int initialized = 0, finalized = 0;
+  if (PMPI_Initialized(&initialized) != MPI_SUCCESS || initialized == 0) return;
+  if (PMPI_Finalized(&finalized) != MPI_SUCCESS || finalized != 0 || g_finalized.load()) return;
+  int rank = 0, size = 1;
+  if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS || PMPI_Comm_size(MPI_COMM_WORLD, &size) != MPI_SUCCESS) {
+    return;
+  }
+  td_mpi_abort(rank, size);
+}
+
+using FortranAbort = void (*)(MPI_Fint*, MPI_Fint*, MPI_Fint*);
+
+void FortranAbortVia(const char* name, MPI_Fint* comm, MPI_Fint* code, MPI_Fint* ierr) {
+  RecordAbort();
+  FortranAbort f = Next<FortranAbort>(name);
+  if (f != nullptr) {
+    f(comm, code, ierr);
+  } else {
+    const int rc = PMPI_Abort(PMPI_Comm_f2c(*comm), static_cast<int>(*code));
+    if (ierr != nullptr) *ierr = static_cast<MPI_Fint>(rc);
+  }
+}
+
 }  // namespace
 
 extern "C" {
+
+TD_MPI_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode) {
+  RecordAbort();
+  return PMPI_Abort(comm, errorcode);
+}
 
 TD_MPI_EXPORT int MPI_Init(int* argc, char*** argv) {
   const int rc = PMPI_Init(argc, argv);
@@ -228,5 +262,11 @@ TD_MPI_EXPORT void mpi_init_thread_f08_(MPI_Fint* required, MPI_Fint* provided, 
   FortranInitThreadVia("mpi_init_thread_f08_", required, provided, ierr);
 }
 TD_MPI_EXPORT void mpi_finalize_f08_(MPI_Fint* ierr) { FortranFinalizeVia("mpi_finalize_f08_", ierr); }
+TD_MPI_EXPORT void mpi_abort_(MPI_Fint* comm, MPI_Fint* code, MPI_Fint* ierr) {
+  FortranAbortVia("mpi_abort_", comm, code, ierr);
+}
+TD_MPI_EXPORT void mpi_abort_f08_(MPI_Fint* comm, MPI_Fint* code, MPI_Fint* ierr) {
+  FortranAbortVia("mpi_abort_f08_", comm, code, ierr);
+}
 
 }  // extern "C"

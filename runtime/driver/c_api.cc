@@ -10,6 +10,7 @@
 #include "runtime/driver/compat_api.h"
 #include "runtime/driver/config.h"
 #include "runtime/driver/marker_handshake.h"
+#include "runtime/driver/mpi_api.h"
 #include "runtime/driver/runtime.h"
 #include "runtime/regions/marker_forms.h"
 #include "td/td.h"
@@ -179,6 +180,26 @@ void td_region_sample(const char* name, unsigned every) {
   } catch (...) {  // out of memory registering the name: the region stays as TD_SAMPLE says
     td::WriteToStderr("td: warning: td_region_sample: out of memory; the interval is not set\n");
   }
+}
+
+// libtd-mpi's wrappers, around every wrapped MPI call: the marker handshake
+// and a few adds to the thread's innermost node, as cheap as a marker.
+long long td_mpi_now(void) {
+  ThreadState* thread = td::t_thread_state;
+  if (__builtin_expect(thread == nullptr, 0)) {
+    thread = RecordingThreadSlow();  // the thread's first MPI call attaches it, as a first marker would
+    if (thread == nullptr) return TD_MPI_NOT_TIMED;
+    td::MarkerLeft(thread);
+  }
+  return thread->ClockNow();  // the thread's own clock: AddMpiCall subtracts in it
+}
+
+void td_mpi_account(long long start, unsigned long long bytes) {
+  if (start == TD_MPI_NOT_TIMED) return;
+  ThreadState* thread = OwnRecordingThread();  // markers off (finalized): dropped
+  if (thread == nullptr) return;
+  thread->AddMpiCall(start, bytes);
+  td::MarkerLeft(thread);
 }
 
 void td_init(void) {

@@ -33,6 +33,7 @@ struct MpiIdentity {
   int64_t size = 0;      // 0 when the launcher did not say
   std::string job;       // "" when the launcher did not say
   std::string launcher;  // which variables said it: "Open MPI", "PMIx", "PMI", "Slurm", "MVAPICH2"
+  bool aborted = false;  // set by libtd-mpi when this rank calls MPI_Abort
 };
 
 // Where the text report goes (TD_OUTPUT).

@@ -53,6 +53,23 @@ TD_API void td_mpi_end(int in_job_file);
 /* One td: warning line from libtd-mpi (an MPI call that failed). */
 TD_API void td_mpi_say(const char* line);
 
+/* MPI time per region (docs/hpc.md#mpi-time-per-region). libtd-mpi's
+ * wrapper of an MPI call takes td_mpi_now() before calling its PMPI_
+ * version and td_mpi_account(start, bytes) after it: the call's time, one
+ * call and `bytes` go to the innermost region open on the calling thread
+ * (outside every region: the run's mpi_outside_regions). Both run on the
+ * program's MPI path: no lock, no allocation (but the thread's first call,
+ * which attaches it as a first marker would), nothing thrown.
+ * td_mpi_now returns TD_MPI_NOT_TIMED where td does not record the thread;
+ * td_mpi_account ignores that start. */
+#define TD_MPI_NOT_TIMED (-9223372036854775807LL - 1)
+TD_API long long td_mpi_now(void);
+TD_API void td_mpi_account(long long start, unsigned long long bytes);
+
+/* MPI_Abort, before PMPI_Abort: writes this rank's own files now, their
+ * "mpi" marked "aborted" (rank and size as MPI_COMM_WORLD says). */
+TD_API void td_mpi_abort(int rank, int size);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

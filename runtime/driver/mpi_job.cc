@@ -197,6 +197,22 @@ void Runtime::MpiEnd(int in_job_file) {
 
 void Runtime::MpiSay(const char* line) { ReportProblem(Severity::kWarning, line); }
 
+void Runtime::MpiAbort(int rank, int size) {
+  // PMPI_Abort ends this process without running exit handlers, and mpirun
+  // then kills the other ranks: the recording is written here or never.
+  // Finalize is what exit would have run (it waits for other threads to
+  // leave their markers, bounded); after a job-file reduction began it is a
+  // no-op, as the rank's data is in the reduction already.
+  if (mpi_job_ != nullptr) return;
+  EnsureStarted();
+  if (!config_.mpi) config_.mpi = MpiIdentity{rank, size, "", "MPI"};
+  config_.mpi->rank = rank;
+  config_.mpi->size = size;
+  config_.mpi->aborted = true;
+  Announce(Severity::kWarning, absl::StrFormat("rank %d called MPI_Abort: writing its recording now", rank));
+  Finalize();
+}
+
 }  // namespace td
 
 extern "C" {
@@ -236,6 +252,13 @@ int td_mpi_write_job(void) {
 void td_mpi_end(int in_job_file) {
   try {
     td::Runtime::Get().MpiEnd(in_job_file);
+  } catch (...) {
+  }
+}
+
+void td_mpi_abort(int rank, int size) {
+  try {
+    td::Runtime::Get().MpiAbort(rank, size);
   } catch (...) {
   }
 }

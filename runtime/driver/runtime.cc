@@ -568,7 +568,7 @@ RunData Runtime::Collect(const std::vector<ThreadState*>& quiet_threads) {
   data.machine = DescribeThisMachine();
   if (config_.mpi) {
     data.mpi = MpiRank{config_.mpi->rank, config_.mpi->size, config_.mpi->job, data.machine.hostname,
-                       config_.mpi->launcher};
+                       config_.mpi->launcher, config_.mpi->aborted};
   }
   data.backend = std::string(backend_->name());
   data.marker_clock = MarkerClockName(ProcessMarkerClock());

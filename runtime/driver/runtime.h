@@ -77,6 +77,8 @@ class Runtime {
   int MpiWriteJob();
   void MpiEnd(int in_job_file);
   void MpiSay(const char* line);
+  // MPI_Abort: this rank's own files, now, marked aborted.
+  void MpiAbort(int rank, int size);
 
  private:
   struct MpiJob;  // mpi_job.cc

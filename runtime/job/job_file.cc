@@ -59,6 +59,10 @@ void MergeViews(JobView* into, JobView later, bool keep_rows, std::vector<std::m
   std::merge(into->present.begin(), into->present.end(), later.present.begin(), later.present.end(),
              std::back_inserter(present));
   into->present = std::move(present);
+  std::vector<int64_t> aborted;
+  std::merge(into->aborted.begin(), into->aborted.end(), later.aborted.begin(), later.aborted.end(),
+             std::back_inserter(aborted));
+  into->aborted = std::move(aborted);
   into->missing.clear();
   for (int64_t r = 0, i = 0; r < into->size; ++r) {
     while (i < static_cast<int64_t>(into->present.size()) && into->present[i] < r) ++i;
@@ -84,6 +88,7 @@ void MergeViews(JobView* into, JobView later, bool keep_rows, std::vector<std::m
     r.calls += region.calls;
     MergeSpread(&r.wall_ns, region.wall_ns);
     MergeSpread(&r.task_clock_ns, region.task_clock_ns);
+    MergeSpread(&r.mpi_share, region.mpi_share);
     for (auto& [node_name, spread] : region.level1) {
       // A plain local: C++20 lets lambdas capture structured bindings, clang 14 does not yet.
       const auto& node = node_name;
@@ -200,10 +205,12 @@ void SettleJobTable(JobTable* table) {
       r.calls = 0;
       r.wall_ns = Spread{};
       r.task_clock_ns = Spread{};
+      r.mpi_share = Spread{};
       for (const RegionOnRank& on : r.ranks) {
         r.calls += on.calls;
         r.wall_ns.Add(static_cast<double>(on.wall_ns), on.rank);
         if (on.task_clock_ns) r.task_clock_ns.Add(*on.task_clock_ns, on.rank);
+        AddMpiShare(on, &r.mpi_share);
       }
     }
     Settle(&r);
@@ -229,9 +236,12 @@ std::string JobTableText(const JobTable& table, int indent) {
       for (const RegionOnRank& on : r.ranks) {
         rows.push_back({on.rank, on.calls, on.wall_ns,
                         on.task_clock_ns ? nlohmann::json(*on.task_clock_ns) : nlohmann::json(nullptr)});
+        // A 5th member where the rank has MPI times: [ns, calls, bytes].
+        if (on.mpi) rows.back().push_back({on.mpi->ns, on.mpi->calls, on.mpi->bytes});
       }
       region["ranks"] = std::move(rows);
     }
+    if (r.mpi_share.ranks != 0) region["mpi_share"] = SpreadJson(r.mpi_share);
     regions.push_back(std::move(region));
   }
   nlohmann::json hosts = nlohmann::json::array();
@@ -254,6 +264,7 @@ std::string JobTableText(const JobTable& table, int indent) {
         {"levels", s.levels},
         {"root_seconds", s.root_seconds}}},
       {"regions", std::move(regions)}};
+  if (!view.aborted.empty()) out["ranks_aborted"] = view.aborted;  // left out when none: older readers need not know
   std::string text = DumpJson(out, indent);
   if (indent >= 0) text += "\n";
   return text;
@@ -290,6 +301,10 @@ absl::StatusOr<JobTable> JobTableFromJson(const nlohmann::json& json, const std:
       while (i < static_cast<int64_t>(view.present.size()) && view.present[i] < r) ++i;
       if (i >= static_cast<int64_t>(view.present.size()) || view.present[i] != r) view.missing.push_back(r);
     }
+    if (json.contains("ranks_aborted")) {
+      for (const auto& rank : json.at("ranks_aborted")) view.aborted.push_back(rank.get<int64_t>());
+      std::sort(view.aborted.begin(), view.aborted.end());
+    }
     for (const auto& host : json.at("hosts")) view.hosts.push_back(UnescapeBytes(host.get<std::string>()));
     table.per_rank = json.at("per_rank").get<bool>();
     if (json.contains("reduction")) {
@@ -308,6 +323,7 @@ absl::StatusOr<JobTable> JobTableFromJson(const nlohmann::json& json, const std:
       r.calls = region.at("calls").get<uint64_t>();
       r.wall_ns = SpreadFromJson(region.at("wall_ns"));
       r.task_clock_ns = SpreadFromJson(region.at("task_clock_ns"));
+      if (region.contains("mpi_share")) r.mpi_share = SpreadFromJson(region.at("mpi_share"));
       for (const auto& [node, s] : region.at("level1").items()) r.level1.emplace_back(node, SpreadFromJson(s));
       std::map<int, uint64_t> bins;
       for (const auto& bin : region.at("wall_histogram")) bins[bin.at(0).get<int>()] += bin.at(1).get<uint64_t>();
@@ -315,6 +331,10 @@ absl::StatusOr<JobTable> JobTableFromJson(const nlohmann::json& json, const std:
         for (const auto& row : region.at("ranks")) {
           RegionOnRank on{row.at(0).get<int64_t>(), row.at(1).get<uint64_t>(), row.at(2).get<int64_t>(), std::nullopt};
           if (!row.at(3).is_null()) on.task_clock_ns = row.at(3).get<double>();
+          if (row.size() > 4 && !row.at(4).is_null()) {
+            const auto& m = row.at(4);
+            on.mpi = MpiTime{m.at(0).get<int64_t>(), m.at(1).get<uint64_t>(), m.at(2).get<uint64_t>()};
+          }
           r.ranks.push_back(on);
         }
       }

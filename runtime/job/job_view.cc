@@ -62,6 +62,12 @@ absl::Status CheckOneJob(const std::vector<RankSummary>& runs) {
 
 }  // namespace
 
+void AddMpiShare(const RegionOnRank& on_rank, Spread* share) {
+  if (on_rank.mpi && on_rank.wall_ns > 0) {
+    share->Add(static_cast<double>(on_rank.mpi->ns) / static_cast<double>(on_rank.wall_ns), on_rank.rank);
+  }
+}
+
 void Spread::Add(double value, int64_t rank) {
   if (ranks == 0 || value < min) min = value;
   if (ranks == 0 || value > max) {
@@ -85,6 +91,7 @@ RankSummary SummarizeRank(const RunData& run, const RunAnalysis* analysis, std::
     RankRegion& row = summary.regions.emplace_back();
     row.path = region.path;
     row.on_rank = RegionOnRank{rank, totals.calls, totals.wall_inclusive_ns, TaskClockNs(run, region)};
+    if (run.mpi_outside_regions) row.on_rank.mpi = totals.mpi;  // libtd-mpi timed this rank's MPI calls
     if (trees && r < analysis->regions.size()) {
       for (const TreeNode& node : analysis->regions[r].tree) {
         if (node.level == 1 && node.value) row.level1.emplace_back(node.name, *node.value);
@@ -121,6 +128,7 @@ absl::StatusOr<JobView> BuildJobView(std::vector<RankSummary> runs) {
   for (size_t i : order) {
     const MpiRank& mpi = *runs[i].mpi;
     view.present.push_back(mpi.rank);
+    if (mpi.aborted) view.aborted.push_back(mpi.rank);
     present.insert(mpi.rank);
     if (hosts.insert(mpi.host).second) view.hosts.push_back(mpi.host);
   }
@@ -147,6 +155,7 @@ absl::StatusOr<JobView> BuildJobView(std::vector<RankSummary> runs) {
       across.calls += on_rank.calls;
       across.wall_ns.Add(static_cast<double>(on_rank.wall_ns), rank);
       if (on_rank.task_clock_ns) across.task_clock_ns.Add(*on_rank.task_clock_ns, rank);
+      AddMpiShare(on_rank, &across.mpi_share);
       across.ranks.push_back(on_rank);
       for (const auto& node : region.level1) {
         auto spread = std::find_if(across.level1.begin(), across.level1.end(),
@@ -167,6 +176,22 @@ absl::StatusOr<JobView> BuildJobView(std::vector<RankSummary> runs) {
   return view;
 }
 
+std::string FormatMpiShares(const JobView& view) {
+  bool any = false;
+  for (const RegionAcrossRanks& r : view.regions) any |= r.mpi_share.ranks != 0;
+  if (!any) return "";
+  std::string out =
+      "\nMPI share of each rank's wall time in the region (libtd-mpi; min / mean / max over ranks; the rank "
+      "with the max)\n";
+  for (const RegionAcrossRanks& r : view.regions) {
+    if (r.mpi_share.ranks == 0) continue;
+    const std::string name = std::string(2 * r.depth, ' ') + Printable(r.path.substr(r.path.rfind('/') + 1));
+    absl::StrAppendFormat(&out, "%-32s %5.1f%% %5.1f%% %5.1f%%  (rank %d)\n", name, 100 * r.mpi_share.min,
+                          100 * r.mpi_share.mean, 100 * r.mpi_share.max, r.mpi_share.max_rank);
+  }
+  return out;
+}
+
 std::string FormatJobText(const JobView& view) {
   std::string out = absl::StrFormat("td job report: %s, job %s, %d rank%s", Printable(view.program),
                                     view.job.empty() ? "(unnamed)" : Printable(view.job), view.present.size(),
@@ -174,6 +199,9 @@ std::string FormatJobText(const JobView& view) {
   if (view.size > 0) absl::StrAppendFormat(&out, " of %d", view.size);
   absl::StrAppendFormat(&out, " on %d host%s (%s)\n", view.hosts.size(), view.hosts.size() == 1 ? "" : "s",
                         Printable(absl::StrJoin(view.hosts, ", ")));
+  if (!view.aborted.empty()) {
+    absl::StrAppendFormat(&out, "failed ranks: called MPI_Abort: %s\n", absl::StrJoin(view.aborted, ", "));
+  }
   if (!view.missing.empty()) {
     absl::StrAppendFormat(&out, "missing ranks (no file given for them): %s\n", absl::StrJoin(view.missing, ", "));
   }
@@ -191,6 +219,7 @@ std::string FormatJobText(const JobView& view) {
         Column(r.task_clock_ns.ranks ? HumanDuration(static_cast<int64_t>(r.task_clock_ns.mean)) : "—", 12),
         Column(r.task_clock_ns.ranks ? HumanDuration(static_cast<int64_t>(r.task_clock_ns.max)) : "—", 12));
   }
+  out += FormatMpiShares(view);
   bool any_tree = false;
   for (const RegionAcrossRanks& r : view.regions) any_tree |= !r.level1.empty();
   if (!any_tree) {
@@ -311,26 +340,36 @@ nlohmann::json RegionJson(const RegionAcrossRanks& r) {
                         {"calls", on.calls},
                         {"wall_ns", on.wall_ns},
                         {"task_clock_ns", on.task_clock_ns ? nlohmann::json(*on.task_clock_ns) : nullptr}});
+    if (on.mpi) {
+      per_rank.back()["mpi_ns"] = on.mpi->ns;
+      per_rank.back()["mpi_calls"] = on.mpi->calls;
+      per_rank.back()["mpi_bytes"] = on.mpi->bytes;
+    }
   }
   nlohmann::json level1 = nlohmann::json::object();
   for (const auto& [node, s] : r.level1) level1[node] = SpreadJson(s);
-  return {{"path", EscapeBytes(r.path)},
-          {"calls", r.calls},
-          {"wall_ns", SpreadJson(r.wall_ns)},
-          {"task_clock_ns", SpreadJson(r.task_clock_ns)},
-          {"imbalance", r.imbalance},
-          {"slowest_rank", r.slowest_rank},
-          {"level1", level1},
-          {"ranks", per_rank}};
+  nlohmann::json json = {{"path", EscapeBytes(r.path)},
+                         {"calls", r.calls},
+                         {"wall_ns", SpreadJson(r.wall_ns)},
+                         {"task_clock_ns", SpreadJson(r.task_clock_ns)},
+                         {"imbalance", r.imbalance},
+                         {"slowest_rank", r.slowest_rank},
+                         {"level1", level1},
+                         {"ranks", per_rank}};
+  if (r.mpi_share.ranks != 0) json["mpi_share"] = SpreadJson(r.mpi_share);
+  return json;
 }
 
 nlohmann::json ViewWithoutRegionsJson(const JobView& view) {
   nlohmann::json hosts = nlohmann::json::array();
   for (const std::string& host : view.hosts) hosts.push_back(EscapeBytes(host));
-  return {{"program", EscapeBytes(view.program)}, {"job", EscapeBytes(view.job)}, {"size", view.size},
-          {"ranks_present", view.present},       {"ranks_missing", view.missing},
-          {"hosts", hosts},
-          {"regions", nlohmann::json::array()}};
+  nlohmann::json json = {{"program", EscapeBytes(view.program)}, {"job", EscapeBytes(view.job)},
+                         {"size", view.size},
+                         {"ranks_present", view.present},       {"ranks_missing", view.missing},
+                         {"hosts", hosts},
+                         {"regions", nlohmann::json::array()}};
+  if (!view.aborted.empty()) json["ranks_aborted"] = view.aborted;
+  return json;
 }
 
 }  // namespace

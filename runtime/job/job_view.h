@@ -34,6 +34,9 @@ struct RegionOnRank {
   uint64_t calls = 0;
   int64_t wall_ns = 0;                   // the rank's longest thread
   std::optional<double> task_clock_ns;   // summed over the rank's threads
+  // MPI time, calls and bytes in the region, summed over the rank's
+  // threads; none where the rank's file has no MPI times (no libtd-mpi).
+  std::optional<MpiTime> mpi;
 };
 
 struct RegionAcrossRanks {
@@ -43,6 +46,9 @@ struct RegionAcrossRanks {
   uint64_t calls = 0;
   Spread wall_ns;
   Spread task_clock_ns;
+  // MPI time / wall time per rank (docs/hpc.md#mpi-time-per-region), over
+  // the ranks with MPI times and a wall time above 0.
+  Spread mpi_share;
   double imbalance = 0;     // wall max / wall mean; 1 when even
   int64_t slowest_rank = -1;
   // Level-1 node name -> its fraction's spread over the ranks with trees.
@@ -55,6 +61,7 @@ struct JobView {
   int64_t size = 0;                  // as the launcher said; 0 when unknown
   std::vector<int64_t> present;      // ranks read, in order
   std::vector<int64_t> missing;      // ranks below size with no file
+  std::vector<int64_t> aborted;      // ranks whose file says they called MPI_Abort
   std::vector<std::string> hosts;    // distinct, in rank order
   std::vector<RegionAcrossRanks> regions;  // parents before children, first-seen order
 };
@@ -87,6 +94,10 @@ RankSummary SummarizeRank(const RunData& run, const RunAnalysis* analysis, std::
 absl::StatusOr<JobView> BuildJobView(std::vector<RankSummary> ranks);
 
 std::string FormatJobText(const JobView& view);
+// The MPI share section of FormatJobText ("" where no rank has MPI times).
+std::string FormatMpiShares(const JobView& view);
+// Adds the rank's MPI share of its wall time to `share`, where it has one.
+void AddMpiShare(const RegionOnRank& on_rank, Spread* share);
 // One row per region and rank, then one per region with rank "all".
 std::string FormatJobCsv(const JobView& view);
 nlohmann::json JobViewToJson(const JobView& view);

@@ -17,6 +17,9 @@ RegionOnThread ThreadPart(const ThreadRecord& thread, uint32_t node, const NodeT
   part.closed_implicitly = stats.closed_implicitly;
   part.wall_inclusive_ns = totals.wall_inclusive_ns[node];
   part.wall_exclusive_ns = totals.wall_exclusive_ns[node];
+  if (node < totals.mpi_inclusive_calls.size()) {
+    part.mpi = MpiTime{totals.mpi_inclusive_ns[node], totals.mpi_inclusive_calls[node], totals.mpi_inclusive_bytes[node]};
+  }
   if (!thread.counters_measured || thread.words != layout.words) return part;
   const uint64_t* inclusive = totals.inclusive_words.data() + node * thread.words;
   const uint64_t* exclusive = totals.exclusive_words.data() + node * thread.words;
@@ -98,6 +101,11 @@ void MergeThreads(const std::vector<ThreadRecord>& threads,
   for (size_t t = 0; t < threads.size(); ++t) {
     const ThreadRecord& thread = threads[t];
     const NodeTotals totals = thread.totals();
+    if (!totals.mpi_inclusive_calls.empty()) {  // the thread made wrapped MPI calls
+      if (!data->mpi_outside_regions) data->mpi_outside_regions = MpiTime{};
+      data->mpi_outside_regions->Add(
+          MpiTime{totals.mpi_inclusive_ns[0], totals.mpi_inclusive_calls[0], totals.mpi_inclusive_bytes[0]});
+    }
     const std::vector<int>& of = merged_of[t];
     for (uint32_t n = 1; n < of.size(); ++n) {
       if (of[n] >= 0) data->regions[static_cast<size_t>(of[n])].threads.push_back(ThreadPart(thread, n, totals, data->layout));

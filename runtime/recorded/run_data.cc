@@ -30,6 +30,7 @@ RegionTotals Totals(const Region& region, size_t num_events) {
     totals.unterminated += t.unterminated;
     totals.wall_inclusive_ns = std::max(totals.wall_inclusive_ns, t.wall_inclusive_ns);
     totals.wall_exclusive_ns = std::max(totals.wall_exclusive_ns, t.wall_exclusive_ns);
+    totals.mpi.Add(t.mpi);
     if (t.events.size() != num_events) continue;
     totals.counters_measured = true;
     for (size_t e = 0; e < num_events; ++e) {

@@ -40,6 +40,20 @@ struct MpiRank {
   std::string job;       // "": the launcher did not say
   std::string host;
   std::string launcher;  // "Open MPI", "PMIx", "PMI", "Slurm", "MVAPICH2"
+  bool aborted = false;  // the rank called MPI_Abort (libtd-mpi wrote this file then)
+};
+
+// What libtd-mpi's wrapped MPI calls took (docs/hpc.md#mpi-time-per-region):
+// their wall time, how many, and the bytes their buffers named.
+struct MpiTime {
+  int64_t ns = 0;
+  uint64_t calls = 0;
+  uint64_t bytes = 0;
+  void Add(const MpiTime& other) {
+    ns += other.ns;
+    calls += other.calls;
+    bytes += other.bytes;
+  }
 };
 
 struct ThreadInfo {
@@ -75,6 +89,9 @@ struct RegionOnThread {
   // Empty when the thread's counters were not measured. Index = event index.
   std::vector<EventDelta> events;
   std::vector<GroupTimes> groups;  // inclusive times, index = group index
+  // MPI calls made in the region on this thread, nested regions included
+  // (calls 0: none, or no libtd-mpi).
+  MpiTime mpi;
 };
 
 struct Region {
@@ -133,6 +150,9 @@ struct RunData {
   // and thread and scaled to all calls; MeasuredCalls(calls, recursive,
   // SampleEveryOf(region)) of a part's calls were read. 1: every call.
   uint32_t sample_every = 1;
+  // MPI calls made outside every region, over all threads; present where
+  // libtd-mpi timed any MPI call of the run (docs/hpc.md#mpi-time-per-region).
+  std::optional<MpiTime> mpi_outside_regions;
 
   // Index of the event named `name` in layout.events, if measured.
   std::optional<size_t> EventIndex(const std::string& name) const;
@@ -148,6 +168,7 @@ struct RegionTotals {
   uint64_t unterminated = 0;
   int64_t wall_inclusive_ns = 0;
   int64_t wall_exclusive_ns = 0;
+  MpiTime mpi;                     // summed over the threads
   bool counters_measured = false;  // at least one thread measured
   std::vector<EventDelta> events;
 };

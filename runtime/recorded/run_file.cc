@@ -73,6 +73,7 @@ json ThreadPartToJson(const RegionOnThread& t, const CounterLayout& layout) {
   if (t.recursive_calls != 0) j["recursive_calls"] = t.recursive_calls;
   if (t.unterminated != 0) j["unterminated"] = t.unterminated;
   if (t.closed_implicitly != 0) j["closed_implicitly"] = t.closed_implicitly;
+  if (t.mpi.calls != 0) j["mpi"] = {t.mpi.ns, t.mpi.calls, t.mpi.bytes};  // [ns, calls, bytes]; none: left out
   if (layout.events.empty() || t.events.size() != layout.events.size()) {
     j["inclusive"] = nullptr;  // not measured on this thread: never zeros
     j["exclusive"] = nullptr;
@@ -141,6 +142,7 @@ void AppendThreadPart(const RegionOnThread& t, const CounterLayout& layout, std:
     out->append("],\"inclusive\":");
     AppendNumbers(t.events, true, out);
   }
+  if (t.mpi.calls != 0) absl::StrAppend(out, ",\"mpi\":[", t.mpi.ns, ",", t.mpi.calls, ",", t.mpi.bytes, "]");
   if (t.recursive_calls != 0) AppendMember(",", "recursive_calls", t.recursive_calls, out);
   AppendMember(",", "thread", t.thread, out);
   if (t.unterminated != 0) AppendMember(",", "unterminated", t.unterminated, out);
@@ -249,6 +251,11 @@ json RunWithoutRegionsToJson(const RunData& data) {
                 {"job", Text(data.mpi->job)},
                 {"host", Text(data.mpi->host)},
                 {"launcher", Text(data.mpi->launcher)}};
+    if (data.mpi->aborted) j["mpi"]["aborted"] = true;
+  }
+  if (data.mpi_outside_regions) {
+    const MpiTime& m = *data.mpi_outside_regions;
+    j["mpi_outside_regions"] = {{"ns", m.ns}, {"calls", m.calls}, {"bytes", m.bytes}};
   }
   j["machine"] = MachineToJson(data.machine);
   const Availability& a = data.availability;

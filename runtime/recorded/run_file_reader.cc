@@ -179,6 +179,17 @@ absl::Status GetArrayOrNull(const json& j, const char* key, const json** out, co
   return absl::OkStatus();
 }
 
+// "mpi": [ns, calls, bytes] (libtd-mpi's MPI time in the region); optional:
+// files without it, older ones included, read as no MPI call.
+absl::Status ReadMpiTime(const json& j, const std::string& w, MpiTime* out) {
+  const auto it = j.find("mpi");
+  if (it == j.end()) return absl::OkStatus();
+  if (!it->is_array() || it->size() != 3) return Invalid(TypeError(w + ".mpi", "a list [ns, calls, bytes]", *it));
+  TD_RETURN_IF_ERROR(ToInteger<int64_t>((*it)[0], w + ".mpi[0]", &out->ns, 0, kInt64Max));
+  TD_RETURN_IF_ERROR(ToInteger((*it)[1], w + ".mpi[1]", &out->calls));
+  return ToInteger((*it)[2], w + ".mpi[2]", &out->bytes);
+}
+
 // Schema 2: "inclusive" and "exclusive" lists of counts in the order of the
 // run's events, "groups" a list of [time_enabled_ns, time_running_ns]; all
 // three null where the thread was not measured.
@@ -200,6 +211,7 @@ absl::Status ReadThreadPart(const json& j, const CounterLayout& layout, size_t n
   }
   TD_RETURN_IF_ERROR(GetInRange<int64_t>(j, "wall_inclusive_ns", &t->wall_inclusive_ns, w, 0, kInt64Max));
   TD_RETURN_IF_ERROR(GetInRange<int64_t>(j, "wall_exclusive_ns", &t->wall_exclusive_ns, w, 0, kInt64Max));
+  TD_RETURN_IF_ERROR(ReadMpiTime(j, w, &t->mpi));
   if (schema_version == 1) return ReadKeyedCounts(j, layout, w, t);
   const json* inclusive = nullptr;
   TD_RETURN_IF_ERROR(GetArrayOrNull(j, "inclusive", &inclusive, w));
@@ -400,7 +412,20 @@ absl::StatusOr<RunData> DecodeRun(const json& j) {
     TD_RETURN_IF_ERROR(GetBytes(*mpi, "job", &rank.job, "mpi"));
     TD_RETURN_IF_ERROR(GetBytes(*mpi, "host", &rank.host, "mpi"));
     rank.launcher = OptionalBytes(*mpi, "launcher", "");
+    if (const auto aborted = mpi->find("aborted"); aborted != mpi->end()) {
+      if (!aborted->is_boolean()) return Invalid(TypeError("mpi.aborted", "true or false", *aborted));
+      rank.aborted = aborted->get<bool>();
+    }
     data.mpi = rank;
+  }
+  if (const auto it = j.find("mpi_outside_regions"); it != j.end()) {
+    const json* outside = nullptr;
+    TD_RETURN_IF_ERROR(GetObject(j, "mpi_outside_regions", &outside, "run"));
+    MpiTime m;
+    TD_RETURN_IF_ERROR(GetInRange<int64_t>(*outside, "ns", &m.ns, "mpi_outside_regions", 0, kInt64Max));
+    TD_RETURN_IF_ERROR(Get(*outside, "calls", &m.calls, "mpi_outside_regions"));
+    TD_RETURN_IF_ERROR(Get(*outside, "bytes", &m.bytes, "mpi_outside_regions"));
+    data.mpi_outside_regions = m;
   }
   const json* machine = nullptr;
   TD_RETURN_IF_ERROR(GetObject(j, "machine", &machine, "run"));

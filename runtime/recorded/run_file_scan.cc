@@ -43,7 +43,7 @@ constexpr unsigned kRegionRequired = 1u << kName | 1u << kPath | 1u << kParent |
 constexpr std::string_view kPartKeys[] = {"thread",           "calls",          "recursive_calls",
                                           "unterminated",     "closed_implicitly", "wall_inclusive_ns",
                                           "wall_exclusive_ns", "inclusive",      "exclusive",
-                                          "groups"};
+                                          "groups",           "mpi"};
 enum PartKey {
   kThread,
   kCalls,
@@ -54,7 +54,8 @@ enum PartKey {
   kWallExclusive,
   kInclusive,
   kExclusive,
-  kGroups
+  kGroups,
+  kMpi  // libtd-mpi's [ns, calls, bytes]; only where the region made MPI calls
 };
 // The counts that schema 3 leaves out when 0 (kZeroCountsOmittedSince).
 constexpr unsigned kPartZeroCounts = 1u << kRecursiveCalls | 1u << kUnterminated | 1u << kClosedImplicitly;
@@ -63,7 +64,7 @@ constexpr unsigned kPartRequired = ((1u << kInclusive) - 1) & ~kPartZeroCounts;
 // The order in which td writes each object's keys (sorted, as nlohmann's
 // objects keep them): kRegionKeys and kPartKeys indices.
 constexpr int kRegionKeyOrder[] = {2, 6, 0, 1, 3, 5, 4, 8, 7};  // sample_every only where set
-constexpr int kPartKeyOrder[] = {1, 4, 8, 9, 7, 2, 0, 3, 6, 5};
+constexpr int kPartKeyOrder[] = {1, 4, 8, 9, 7, 10, 2, 0, 3, 6, 5};
 
 // One thread's part of a region before the run's events and threads are
 // known (they come after "regions" in the file): each list of counts as a
@@ -281,6 +282,7 @@ class RegionsScan {
           raw.listed |= 1u << kGroups;
           ok = Groups(&t.groups);
           break;
+        case kMpi: ok = Mpi(&t.mpi); break;
         default: ok = false;
       }
       return ok;
@@ -288,6 +290,19 @@ class RegionsScan {
     if (!read) return false;
     raw.all_counts = (seen & kPartZeroCounts) == kPartZeroCounts;
     parts_.push_back(std::move(raw));
+    return true;
+  }
+
+  // [ns, calls, bytes]
+  bool Mpi(MpiTime* mpi) {
+    uint64_t ns = 0;
+    bool more = true;
+    if (!in_.Take('[') || !in_.Unsigned(&ns, std::numeric_limits<int64_t>::max()) || !in_.Separator(']', &more) ||
+        !more || !in_.Unsigned(&mpi->calls) || !in_.Separator(']', &more) || !more || !in_.Unsigned(&mpi->bytes) ||
+        !in_.Separator(']', &more) || more) {
+      return false;
+    }
+    mpi->ns = static_cast<int64_t>(ns);
     return true;
   }
 

@@ -38,6 +38,11 @@ struct NodeStats {
   // the inclusive ones at the end (ThreadState::ComputeTotals), so that an
   // ordinary END adds to one node only.
   int64_t wall_moved_ticks = 0;
+  // libtd-mpi's wrapped MPI calls made while this node was the innermost open
+  // one (node 0: outside every region): never sampled, every call counts.
+  int64_t mpi_ticks = 0;
+  uint64_t mpi_calls = 0;
+  uint64_t mpi_bytes = 0;
 };
 
 // Of `calls` outermost calls, those whose times and counts were read when one
@@ -70,6 +75,12 @@ struct NodeTotals {
   std::vector<int64_t> wall_exclusive_ns;
   std::vector<uint64_t> inclusive_words;
   std::vector<uint64_t> exclusive_words;
+  // MPI time, calls and bytes of each node with its descendants' (what the
+  // region spent in MPI, nested regions included; node 0: outside every
+  // region only); empty where the thread made no wrapped MPI call.
+  std::vector<int64_t> mpi_inclusive_ns;
+  std::vector<uint64_t> mpi_inclusive_calls;
+  std::vector<uint64_t> mpi_inclusive_bytes;
 };
 
 // One begin or end on the timeline (TD_TRACE). Its counter snapshot lives in

@@ -339,6 +339,9 @@ bool ThreadState::ResetRegion(uint32_t region) {
     node.closed_implicitly = 0;
     node.wall_inclusive_ticks = 0;
     node.wall_moved_ticks = 0;
+    node.mpi_ticks = 0;
+    node.mpi_calls = 0;
+    node.mpi_bytes = 0;
     std::fill(inclusive, inclusive + 2 * words_, uint64_t{0});
   }
   // Open activations inside restart now, all from the same reading, so the
@@ -397,6 +400,26 @@ NodeTotals ThreadState::ComputeTotals() const {
     out.wall_exclusive_ns[parent] -= out.wall_inclusive_ns[n];
     uint64_t* parent_exclusive = out.exclusive_words.data() + parent * words_;
     for (size_t i = 0; i < words_; ++i) parent_exclusive[i] -= inclusive[i];
+  }
+  if (any_mpi_) {
+    out.mpi_inclusive_ns.resize(n_nodes);
+    out.mpi_inclusive_calls.resize(n_nodes);
+    out.mpi_inclusive_bytes.resize(n_nodes);
+    for (uint32_t n = 0; n < n_nodes; ++n) {
+      out.mpi_inclusive_ns[n] = clock.Ns(nodes_[n].mpi_ticks);
+      out.mpi_inclusive_calls[n] = nodes_[n].mpi_calls;
+      out.mpi_inclusive_bytes[n] = nodes_[n].mpi_bytes;
+    }
+    // Children come after their parents: from the last node back, each adds
+    // its (complete) sums to its parent's. Node 0 keeps its own: the time
+    // outside every region.
+    for (uint32_t n = static_cast<uint32_t>(n_nodes); n-- > 1;) {
+      const uint32_t parent = nodes_[n].parent;
+      if (parent == 0) continue;
+      out.mpi_inclusive_ns[parent] += out.mpi_inclusive_ns[n];
+      out.mpi_inclusive_calls[parent] += out.mpi_inclusive_calls[n];
+      out.mpi_inclusive_bytes[parent] += out.mpi_inclusive_bytes[n];
+    }
   }
   if (any_sampled_) {
     // Scaled estimates of a parent and its children can cross: a parent

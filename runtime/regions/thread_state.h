@@ -164,6 +164,20 @@ class ThreadState {
   // changed then).
   bool ResetRegion(uint32_t region);
 
+  // libtd-mpi: one MPI call that began at `start_ticks` (ClockNow) and ends
+  // now, with `bytes`, added to the innermost open region's node (node 0
+  // outside every region). Between MarkerEntered() and MarkerLeft(), like a
+  // marker: a few adds, no lock, no allocation.
+  void AddMpiCall(int64_t start_ticks, uint64_t bytes) {
+    NodeStats& node = nodes_[top_node_];
+    node.mpi_ticks += Now() - start_ticks;
+    ++node.mpi_calls;
+    node.mpi_bytes += bytes;
+    any_mpi_ = true;
+  }
+  // The marker clock's reading, in this thread's ticks.
+  int64_t ClockNow() const { return Now(); }
+
   const std::vector<NodeStats>& nodes() const { return nodes_; }
   // Every node's reported values (NodeTotals): inclusive ones scaled to all
   // calls, exclusive ones = inclusive minus the children's, plus what
@@ -364,6 +378,7 @@ class ThreadState {
   uint32_t sample_every_ = 1;  // TD_SAMPLE
   bool per_region_sampling_ = true;  // td_region_sample's intervals apply
   bool any_sampled_ = false;         // some node reads fewer calls than it has
+  bool any_mpi_ = false;             // AddMpiCall was called: ComputeTotals sums MPI values
   struct RegionSlot {
     uint32_t open = 0;       // activations open now
     uint32_t last_node = 0;  // the node it was entered as last; 0: not yet

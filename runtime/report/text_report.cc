@@ -13,6 +13,7 @@
 #include "runtime/base/text_format.h"
 #include "runtime/regions/node_stats.h"
 #include "runtime/report/counter_text.h"
+#include "runtime/report/mpi_text.h"
 #include "runtime/report/run_identity.h"
 #include "runtime/analysis/measurement_conditions.h"
 #include "runtime/analysis/software_metrics.h"
@@ -382,6 +383,7 @@ std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
                           data.threads.size());
   }
   out += FormatAcrossThreads(data, shown);
+  out += FormatMpiSection(data, shown);
   out += FormatConditions(data);
   out += FormatCounterSection(data, options);
   if (analysis != nullptr) out += FormatTopDownSection(data, *analysis, options);

@@ -194,6 +194,57 @@ TEST_F(JobFiles, JobFilesAndRankFilesTogether) {
   EXPECT_EQ(loaded->view.regions[0].ranks.size(), 4u);
 }
 
+// Per region the MPI share of each rank's wall time (min / mean / max), kept
+// through the job table's text and its merges; an aborted rank is named.
+TEST(JobViewMpi, SharePerRankAndAbortedRanksSurviveTheJobTable) {
+  std::vector<RunData> runs;
+  for (int rank = 0; rank < 2; ++rank) {
+    RunData run = sample_runs::NoPmuRun();
+    run.mpi = MpiRank{rank, 3, "j", "h", "Open MPI", rank == 1};
+    run.mpi_outside_regions = MpiTime{};
+    for (auto& region : run.regions) {
+      for (RegionOnThread& t : region.threads) t.mpi = MpiTime{0, 0, 0};
+    }
+    // Region 0, one thread: rank 0 spends a quarter of its wall time in MPI, rank 1 three quarters.
+    RegionOnThread& part = run.regions[0].threads[0];
+    part.mpi = MpiTime{part.wall_inclusive_ns * (rank == 0 ? 1 : 3) / 4, 2, 64};
+    runs.push_back(run);
+  }
+  for (auto& region : runs[0].regions) region.threads.resize(1);
+  for (auto& region : runs[1].regions) region.threads.resize(1);
+  absl::StatusOr<JobView> view = BuildJobView(runs, {"r0", "r1"}, {});
+  ASSERT_TRUE(view.ok()) << view.status();
+  EXPECT_EQ(view->aborted, std::vector<int64_t>{1});
+  EXPECT_EQ(view->missing, std::vector<int64_t>{2});
+  const RegionAcrossRanks& first = view->regions[0];
+  ASSERT_EQ(first.mpi_share.ranks, 2u);
+  EXPECT_NEAR(first.mpi_share.min, 0.25, 1e-6);
+  EXPECT_NEAR(first.mpi_share.max, 0.75, 1e-6);
+  EXPECT_NEAR(first.mpi_share.mean, 0.5, 1e-6);
+  EXPECT_EQ(first.mpi_share.max_rank, 1);
+  ASSERT_TRUE(first.ranks[0].mpi.has_value());
+  EXPECT_EQ(first.ranks[0].mpi->bytes, 64u);
+  const std::string text = FormatJobText(*view);
+  EXPECT_NE(text.find("failed ranks: called MPI_Abort: 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("25.0%  50.0%  75.0%  (rank 1)"), std::string::npos) << text;
+
+  // Through the job table's text (what ranks send up the tree and the job file holds).
+  JobTable table = TableOfView(*view);
+  absl::StatusOr<JobTable> back = ParseJobTable(JobTableText(table, -1), "table");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->view.aborted, std::vector<int64_t>{1});
+  ASSERT_TRUE(back->view.regions[0].ranks[1].mpi.has_value());
+  EXPECT_EQ(back->view.regions[0].ranks[1].mpi->calls, 2u);
+  SettleJobTable(&*back);
+  EXPECT_NEAR(back->view.regions[0].mpi_share.max, 0.75, 1e-6);
+  // Two halves of the job merge: the aborted list and the shares combine.
+  JobTable zero = TableOfView(*BuildJobView({runs[0]}, {"r0"}, {}));
+  JobTable one = TableOfView(*BuildJobView({runs[1]}, {"r1"}, {}));
+  ASSERT_TRUE(MergeJobTables(&zero, std::move(one)).ok());
+  EXPECT_EQ(zero.view.aborted, std::vector<int64_t>{1});
+  EXPECT_NEAR(zero.view.regions[0].mpi_share.mean, 0.5, 1e-6);
+}
+
 TEST(JobViewJson, RegionByRegionTextIsTheTreesDump) {
   std::vector<RankSummary> ranks;
   for (int64_t rank = 0; rank < 3; ++rank) {

@@ -58,6 +58,11 @@ std::vector<std::string> TdWrittenFiles() {
   RunData rank = sample_runs::NoPmuRun();
   rank.mpi = MpiRank{3, 8, "j1", "node7", "Open MPI"};
   texts.push_back(RunFileText(rank));
+  RunData timed = sample_runs::TwoThreadRun();  // libtd-mpi's MPI times, a rank that aborted
+  timed.mpi = MpiRank{1, 2, "j2", "node1", "Open MPI", true};
+  timed.regions[0].threads[0].mpi = MpiTime{1'234'567, 3, 4'000};
+  timed.mpi_outside_regions = MpiTime{89, 1, 0};
+  texts.push_back(RunFileText(timed));
   RunData sweep = sample_runs::TwoThreadRun();
   sweep.regions[1].name = "inner[-42]";
   sweep.regions[1].base_name = "inner";

@@ -211,6 +211,36 @@ TEST(JsonReport, OpenMpThreadNumbersRoundTripAndAreChecked) {
   EXPECT_NE(bad.status().message().find("threads[1].openmp_thread"), std::string::npos) << bad.status();
 }
 
+// libtd-mpi's MPI times (a part's "mpi": [ns, calls, bytes], the run's
+// mpi_outside_regions) and an aborted rank read back exactly; a file
+// without them reads as a run without MPI times.
+TEST(JsonReport, MpiTimesAndAbortRoundTripAndOlderFilesLackThem) {
+  RunData data = TwoThreadRun();
+  data.mpi = MpiRank{1, 4, "j", "h", "Open MPI", true};
+  data.regions[1].threads[0].mpi = MpiTime{300'000'000, 2, 32};
+  data.mpi_outside_regions = MpiTime{5'000, 4, 4'000};
+  const std::string text = RunFileText(data);
+  EXPECT_NE(text.find("\"mpi\":[300000000,2,32]"), std::string::npos) << text;
+  EXPECT_EQ(nlohmann::json::parse(text), RunToJson(data));
+  absl::StatusOr<RunData> back = RunFromJson(nlohmann::json::parse(text));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(back->mpi->aborted);
+  EXPECT_EQ(back->regions[1].threads[0].mpi.ns, 300'000'000);
+  EXPECT_EQ(back->regions[1].threads[0].mpi.calls, 2u);
+  EXPECT_EQ(back->regions[1].threads[0].mpi.bytes, 32u);
+  EXPECT_EQ(back->regions[0].threads[0].mpi.calls, 0u);
+  ASSERT_TRUE(back->mpi_outside_regions.has_value());
+  EXPECT_EQ(back->mpi_outside_regions->bytes, 4'000u);
+  EXPECT_EQ(RunToJson(*back), RunToJson(data));
+
+  absl::StatusOr<RunData> plain = RunFromJson(RunToJson(TwoThreadRun()));
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_FALSE(plain->mpi_outside_regions.has_value());
+  nlohmann::json bad = RunToJson(data);
+  bad["regions"][1]["threads"][0]["mpi"] = {1, 2};
+  EXPECT_FALSE(RunFromJson(bad).ok());
+}
+
 TEST(JsonReport, ErrorsNameTheField) {
   nlohmann::json j = RunToJson(TwoThreadRun());
   j["regions"][1]["threads"][0].erase("calls");

@@ -11,6 +11,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "runtime/base/json_file.h"
 #include "runtime/base/output_files.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/job/job_file.h"
@@ -36,6 +37,16 @@ bool IsTdPage(const std::string& path) {
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<size_t>(in.gcount()));
   return head.find(td::kTdPageMark) != std::string::npos;
+}
+
+// Whether `path` is a run file of one rank of a job of more than one rank.
+bool IsRankOfLargerJob(const std::string& path) {
+  const absl::StatusOr<nlohmann::json> json = td::ReadJsonFile(path);
+  if (!json.ok() || !json->is_object()) return false;
+  const auto mpi = json->find("mpi");
+  if (mpi == json->end() || !mpi->is_object()) return false;
+  const auto size = mpi->find("size");
+  return size != mpi->end() && size->is_number_integer() && size->get<int64_t>() > 1;
 }
 
 // Writes the page to `named`, or, when --html came without a name, beside
@@ -116,8 +127,15 @@ int Report(const Command& self, const Args& args) {
     return Misuse("--html needs a file name (--html OUT.html) when given several files");
   }
   const std::string input = files.size() == 1 ? files[0] : "";
-  if (files.size() == 1 && IsDirectory(files[0])) files = RunFilesIn(files[0]);
-  if (files.size() > 1 || (files.size() == 1 && td::IsJobFile(files[0]))) {
+  // A directory holding one rank of a larger job (the others failed to
+  // write: killed after an MPI_Abort, say) is still the job's view, which
+  // names the failed and missing ranks.
+  bool one_rank_of_job = false;
+  if (files.size() == 1 && IsDirectory(files[0])) {
+    files = RunFilesIn(files[0]);
+    one_rank_of_job = files.size() == 1 && IsRankOfLargerJob(files[0]);
+  }
+  if (files.size() > 1 || one_rank_of_job || (files.size() == 1 && td::IsJobFile(files[0]))) {
     if (explain || per_thread || all_regions || !region.empty() || !level.empty()) {
       return Misuse(
           "with a job file or several files (the ranks of one job) td report takes --json, --csv, --html and --uarch "
