@@ -61,8 +61,9 @@ def from_pkg_config():
                                             variable("--variable=prefix"), variable("--modversion"))
     except (OSError, subprocess.CalledProcessError):
         return None  # no pkg-config, or it knows no td
-    return dict(where=f"pkg-config td ({prefix})", version=version, include=Path(include),
-                libdir=Path(libdir), cli=Path(prefix) / "bin" / "td")
+    prefix = Path(prefix).resolve()  # td.pc's is ${pcfiledir}/../..
+    return dict(where=f"pkg-config td ({prefix})", version=version, include=Path(include).resolve(),
+                libdir=Path(libdir).resolve(), cli=prefix / "bin" / "td")
 
 
 def from_build(build, said):
