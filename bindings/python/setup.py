@@ -88,7 +88,7 @@ def find_td():
         return td
     build = HERE.parent.parent / "build"
     if soname_file(build / "runtime") and (build / "tools" / "td" / "td").is_file():
-        return from_build(build, "the checkout's build")
+        return from_build(build, "default TD_BUILD_DIR")
     raise SystemExit("td: no td to build against: set TD_PREFIX=DIR (an install of td) or "
                      "TD_BUILD_DIR=DIR (a build of td), or PKG_CONFIG_PATH to find td.pc")
 

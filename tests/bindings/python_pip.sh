@@ -32,7 +32,10 @@ except ImportError:
     wheel = None
 sys.exit(0 if (major, minor) >= (70, 1) or (major >= 61 and wheel) else 1)'
 python=
+tried=" "
 for candidate in "$3" $(type -ap python3); do
+  case $tried in *" $(realpath "$candidate") "*) continue ;; esac
+  tried="$tried$(realpath "$candidate") "
   if "$candidate" -c "$can_build" 2>/dev/null; then
     python=$candidate
     break
