@@ -210,6 +210,14 @@ void td_init(void) {
 
 void td_finalize(void) { Runtime::Get().Finalize(); }
 
+void td_set_program_name(const char* name) {
+  try {
+    Runtime::Get().SetProgramName(name);
+  } catch (...) {  // out of memory copying the name: the process's name stays
+    td::WriteToStderr("td: warning: td_set_program_name: out of memory; the program keeps its name\n");
+  }
+}
+
 int td_is_active(void) { return td::RuntimeRunning() ? 1 : 0; }
 
 void td_compat_region_totals(td_site* site, double* events, int capacity, td_compat_totals* out) {

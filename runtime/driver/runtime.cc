@@ -104,6 +104,11 @@ Runtime& Runtime::Get() {
   return *runtime;
 }
 
+void Runtime::SetProgramName(const char* name) {
+  std::lock_guard<std::mutex> lock(program_name_mu_);
+  program_name_ = name != nullptr ? name : "";
+}
+
 bool Runtime::EnsureStarted() {
   if (LoadState() == RuntimeState::kUninitialized) {
     const NoCancellation not_here;
@@ -560,7 +565,10 @@ RunData Runtime::CollectQuiet(std::vector<ThreadTrace>* traces_out) {
 RunData Runtime::Collect(const std::vector<ThreadState*>& quiet_threads) {
   RunData data;
   data.td_version = TD_VERSION_STRING;
-  data.program.name = program_invocation_short_name;
+  {
+    std::lock_guard<std::mutex> lock(program_name_mu_);
+    data.program.name = program_name_.empty() ? program_invocation_short_name : program_name_;
+  }
   data.program.pid = getpid();
   data.program.argv = ReadArgv();
   data.program.start_unix_ns = start_unix_ns_;

@@ -58,6 +58,9 @@ class Runtime {
   // markers on fake rdpmc pages with it); ignored after.
   void UseBackend(std::unique_ptr<CounterBackend> backend);
   void Finalize();
+  // td_set_program_name: the name the reports and the JSON file give this
+  // program in place of the process's; "" goes back to the process's.
+  void SetProgramName(const char* name);
 
   RegionRegistry& regions() { return regions_; }
   // td_region_sample: region `name` read on one call in `every`, said in one
@@ -129,6 +132,8 @@ class Runtime {
   // errno part, whichever event hit it first), how many threads it hit.
   std::map<std::string, int> thread_error_causes_;
   int64_t start_unix_ns_ = 0;
+  std::mutex program_name_mu_;  // guards program_name_: set from any thread, read at finalize
+  std::string program_name_;    // td_set_program_name's; "" = program_invocation_short_name
   MpiJob* mpi_job_ = nullptr;  // between MpiBegin and MpiEnd; leaked like the runtime
 };
 

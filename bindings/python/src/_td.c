@@ -394,6 +394,24 @@ static PyObject* IsActive(PyObject* module, PyObject* unused) {
   return PyBool_FromLong(td_is_active());
 }
 
+/* _set_program_name(name): td_set_program_name; td/__init__.py gives the
+ * script's name, whose bytes surrogateescape gives back (os.fsdecode). */
+static PyObject* SetProgramName(PyObject* module, PyObject* name) {
+  (void)module;
+  PyObject* bytes = PyUnicode_Check(name) ? PyUnicode_AsEncodedString(name, "utf-8", "surrogateescape") : NULL;
+  char* data = NULL;
+  Py_ssize_t size = 0;
+  if (bytes == NULL || PyBytes_AsStringAndSize(bytes, &data, &size) < 0 || memchr(data, '\0', (size_t)size) != NULL) {
+    Py_XDECREF(bytes);
+    PyErr_Clear();
+    PyErr_SetString(PyExc_ValueError, "_set_program_name takes a str without NUL characters");
+    return NULL;
+  }
+  td_set_program_name(data);
+  Py_DECREF(bytes);
+  Py_RETURN_NONE;
+}
+
 static PyObject* SetDecorator(PyObject* module, PyObject* decorate) {
   (void)module;
   PyObject* old = g_decorate;
@@ -428,6 +446,7 @@ static PyMethodDef kFunctions[] = {
     {"is_active", IsActive, METH_NOARGS,
      "is_active()\n--\n\nTrue while markers are recorded (not TD_DISABLE=1, not finalized)."},
     {"_set_decorator", SetDecorator, METH_O, NULL},
+    {"_set_program_name", SetProgramName, METH_O, NULL},
     {"_warn", WarnFromPython, METH_O, NULL},
     {NULL, NULL, 0, NULL},
 };

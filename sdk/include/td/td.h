@@ -79,6 +79,13 @@ TD_API void td_init(void);
 TD_API void td_finalize(void);
 /* 1 while markers are being recorded, 0 when disabled or finalized. */
 TD_API int td_is_active(void);
+/* Names the program in the reports and in the JSON file's name
+ * (td-NAME-PID.json) instead of the process's name: for an interpreter,
+ * whose process is python3 or julia, the script's. Any time before the
+ * reports are written, from any thread, without starting td; NULL or ""
+ * goes back to the process's name. In the file's name, characters other
+ * than [A-Za-z0-9._-] become '_', as for any program's name. */
+TD_API void td_set_program_name(const char* name);
 
 #ifdef __cplusplus
 } /* extern "C" */
