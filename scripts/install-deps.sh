@@ -4,7 +4,8 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libabsl-dev nlohmann-json3-dev libgtest-dev
           libgmock-dev libbenchmark-dev libpfm4-dev libpapi-dev valgrind clang libclang-rt-14-dev libomp-dev
-          chromium python3 gfortran python3-dev openmpi-bin libopenmpi-dev likwid)
+          chromium python3 gfortran python3-dev python3-venv python3-pip python3-setuptools python3-wheel
+          openmpi-bin libopenmpi-dev likwid)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
