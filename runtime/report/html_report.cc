@@ -11,6 +11,9 @@
 #include "absl/strings/str_split.h"
 #include "runtime/base/byte_strings.h"
 #include "runtime/report/explanations.h"
+#include "runtime/report/html_sections.h"
+#include "runtime/report/html_time_chart.h"
+#include "runtime/report/topdown_text.h"
 #include "absl/strings/ascii.h"
 #include "runtime/report/run_identity.h"
 #include "runtime/report/simulated_text.h"
@@ -35,6 +38,9 @@ td:first-child, th:first-child { text-align: left; }
 .fe { background: #7aa6d8; } .bs { background: #e07b7b; }
 .rt { background: #8cc68c; } .be { background: #e8b65a; }
 .legend span { display: inline-block; width: 1em; height: 1em; margin: 0 .3em 0 1em; vertical-align: middle; }
+.wide { overflow-x: auto; max-width: 100%; }
+p { overflow-wrap: anywhere; }
+.ipc { margin: .3em 0; }
 details { margin-left: 1.2em; } summary { cursor: pointer; }
 .node.flagged > summary { color: #b00; font-weight: 600; }
 .node.critical > summary { background: #ffe9a8; }
@@ -52,7 +58,7 @@ if (location.hash === '#selftest') {
   }
   const regions = [];
   for (const row of document.querySelectorAll('table.regions tr[data-region]')) {
-    const name = row.querySelector('td.name a');
+    const name = row.querySelector('td.name > *');
     const cells = {};
     for (const cell of row.querySelectorAll('td[data-key]')) {
       cells[cell.dataset.key] = {value: cell.dataset.value, text: cell.textContent,
@@ -61,9 +67,12 @@ if (location.hash === '#selftest') {
     regions.push({path: row.dataset.region, depth: parseInt(row.dataset.depth),
                   left: name.getBoundingClientRect().left, cells: cells});
   }
+  const page = document.documentElement;
   const out = document.createElement('pre');
   out.id = 'selftest';
-  out.textContent = JSON.stringify({bars: bars, regions: regions});
+  out.textContent = JSON.stringify({bars: bars, regions: regions, chart: timeChartSelfTest(),
+                                    sections: [...document.querySelectorAll('h2[id^=region-]')].map(h => h.id),
+                                    scroll_width: page.scrollWidth, client_width: page.clientWidth});
   document.body.appendChild(out);
 }
 )";
@@ -105,6 +114,14 @@ void AppendSoftwareCell(const SoftwareMetric& m, std::string* out) {
                         FormatSoftwareValue(m));
 }
 
+// Whether a region's section would say more than the table and the chart:
+// without counters, a single thread and no simulated counts it would only
+// repeat "1 call, 3 ms wall".
+bool HasSection(const RunData& data, const Region& region, const TopDownResult* result) {
+  return region.threads.size() > 1 || !SimulatedCountsText(data, region).empty() ||
+         (result != nullptr && result->AnyMeasured());
+}
+
 // `anchor` tells apart the same region's blocks of different core types.
 void AppendRegion(const RunData& data, size_t index, const TopDownResult* result, std::string* out,
                   const std::string& anchor = "") {
@@ -128,6 +145,13 @@ void AppendRegion(const RunData& data, size_t index, const TopDownResult* result
                             c.css, share, 100 * share, c.label, PercentText(share));
     }
     *out += "</div>\n";
+    // The text report's IPC column and iron-law line.
+    const Metric* ipc = result->FindMetric("IPC");
+    std::string figures = ipc == nullptr ? "" : ipc->no_samples ? "IPC: no samples" : absl::StrFormat("IPC %.2f", ipc->value);
+    if (const std::string law = IronLawText(*result); !law.empty()) {
+      absl::StrAppend(&figures, figures.empty() ? "" : "; ", law);
+    }
+    if (!figures.empty()) absl::StrAppendFormat(out, "<p class=\"ipc\">%s</p>\n", HtmlEscape(figures));
     for (const Diagnosis& d : result->diagnoses) {
       absl::StrAppendFormat(out, "<div class=\"diagnosis\"><b>%s</b>: %s<br><i>Try:</i> %s</div>\n",
                             HtmlEscape(d.title), HtmlEscape(d.evidence), HtmlEscape(d.advice));
@@ -137,7 +161,7 @@ void AppendRegion(const RunData& data, size_t index, const TopDownResult* result
     *out += "</div>\n";
   }
   if (region.threads.size() > 1) {
-    *out += "<table><tr><th>thread</th><th>calls</th><th>wall incl</th><th>wall excl</th>";
+    *out += "<div class=\"wide\"><table><tr><th>thread</th><th>calls</th><th>wall incl</th><th>wall excl</th>";
     for (const SoftwareMetric& m : SoftwareMetricColumns(data)) absl::StrAppend(out, "<th>", HtmlEscape(m.label), "</th>");
     *out += "</tr>\n";
     for (const RegionOnThread& t : region.threads) {
@@ -151,14 +175,19 @@ void AppendRegion(const RunData& data, size_t index, const TopDownResult* result
       }
       *out += "</tr>\n";
     }
-    *out += "</table>\n";
+    *out += "</table></div>\n";
   }
 }
 
+const TopDownResult* ResultOf(const RunAnalysis& analysis, size_t index) {
+  return analysis.HasTrees() && index < analysis.regions.size() ? &analysis.regions[index] : nullptr;
+}
+
 // The region tree as one table, nested as in the text report, with what was
-// measured in each region: there whether or not a Top-Down tree is.
-void AppendRegionTable(const RunData& data, std::string* out) {
-  *out += "<h2>Regions</h2>\n<table class=\"regions\">\n<tr><th>region</th><th>calls</th>"
+// measured in each region: there whether or not a Top-Down tree is. A name
+// links to the region's section where it has one.
+void AppendRegionTable(const RunData& data, const RunAnalysis& analysis, std::string* out) {
+  *out += "<h2>Regions</h2>\n<div class=\"wide\"><table class=\"regions\">\n<tr><th>region</th><th>calls</th>"
           "<th>wall incl</th><th>wall excl</th>";
   for (const SoftwareMetric& m : SoftwareMetricColumns(data)) absl::StrAppend(out, "<th>", HtmlEscape(m.label), "</th>");
   *out += "</tr>\n";
@@ -167,83 +196,20 @@ void AppendRegionTable(const RunData& data, std::string* out) {
     const RegionTotals totals = Totals(region, 0);
     absl::StrAppendFormat(out,
                           "<tr data-region=\"%s\" data-depth=\"%d\"><td class=\"name\" style=\"padding-left:%.1fem\">"
-                          "<a href=\"#region-%d\">%s</a></td><td data-key=\"calls\" data-value=\"%d\">%s</td>"
+                          "%s</td><td data-key=\"calls\" data-value=\"%d\">%s</td>"
                           "<td data-key=\"wall_inclusive_ns\" data-value=\"%d\">%s</td>"
                           "<td data-key=\"wall_exclusive_ns\" data-value=\"%d\">%s</td>",
-                          HtmlEscape(region.path), node.depth, 0.6 + 1.4 * node.depth, node.index,
-                          HtmlEscape(region.name), totals.calls, WithThousands(totals.calls),
+                          HtmlEscape(region.path), node.depth, 0.6 + 1.4 * node.depth,
+                          HasSection(data, region, ResultOf(analysis, node.index))
+                              ? absl::StrFormat("<a href=\"#region-%d\">%s</a>", node.index, HtmlEscape(region.name))
+                              : "<span>" + HtmlEscape(region.name) + "</span>",
+                          totals.calls, WithThousands(totals.calls),
                           totals.wall_inclusive_ns, HumanDuration(totals.wall_inclusive_ns),
                           totals.wall_exclusive_ns, HumanDuration(totals.wall_exclusive_ns));
     for (const SoftwareMetric& m : RegionSoftwareMetrics(data, region)) AppendSoftwareCell(m, out);
     *out += "</tr>\n";
   }
-  *out += "</table>\n";
-}
-
-// One value per region for the sweep plot, or nullopt.
-std::optional<double> PlotValue(const RunData& data, const RunAnalysis& analysis, size_t index,
-                                const std::string& metric) {
-  if (metric == "wall_per_call") {
-    const RegionTotals t = Totals(data.regions[index], 0);
-    return t.calls == 0 ? std::nullopt
-                        : std::optional<double>(static_cast<double>(t.wall_inclusive_ns) / 1e3 /
-                                                static_cast<double>(t.calls));
-  }
-  if (!analysis.HasTrees() || index >= analysis.regions.size()) return std::nullopt;
-  const TopDownResult& r = analysis.regions[index];
-  if (const TreeNode* n = r.Find(metric)) return n->value;
-  for (const TreeNode& n : r.tree) {
-    if (n.ShortName() == metric) return n.value;
-  }
-  return r.MetricValue(metric);
-}
-
-// An inline SVG line plot of `metric` against the parameter, per sweep.
-void AppendSweeps(const RunData& data, const RunAnalysis& analysis, const std::string& metric,
-                  std::string* out) {
-  // A sweep: the regions at one path that differ only in their parameter.
-  auto base_of = [](const Region& r) { return r.path.substr(0, r.path.rfind('[')); };
-  std::vector<std::string> bases;
-  for (const Region& r : data.regions) {
-    if (r.parameter && std::find(bases.begin(), bases.end(), base_of(r)) == bases.end()) {
-      bases.push_back(base_of(r));
-    }
-  }
-  for (const std::string& base : bases) {
-    std::vector<std::pair<long long, double>> points;
-    for (size_t i = 0; i < data.regions.size(); ++i) {
-      const Region& r = data.regions[i];
-      if (!r.parameter || base_of(r) != base) continue;
-      if (auto v = PlotValue(data, analysis, i, metric)) points.emplace_back(*r.parameter, *v);
-    }
-    if (points.size() < 2) continue;
-    std::sort(points.begin(), points.end());
-    double x0 = points.front().first, x1 = points.back().first, y1 = 0;
-    for (const auto& p : points) y1 = std::max(y1, p.second);
-    if (x1 == x0) x1 = x0 + 1;
-    if (y1 <= 0) y1 = 1;
-    constexpr double kW = 520, kH = 220, kLeft = 60, kBottom = 30;
-    const std::string unit = metric == "wall_per_call" ? "µs per call" : metric;
-    absl::StrAppendFormat(out, "<h2>Sweep: %s</h2>\n<svg class=\"sweep\" data-base=\"%s\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"%s against the parameter\">\n",
-                          HtmlEscape(base), HtmlEscape(base), static_cast<int>(kLeft + kW + 20),
-                          static_cast<int>(kH + kBottom + 20), HtmlEscape(unit));
-    absl::StrAppendFormat(out, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#999\"/>"
-                          "<line x1=\"%g\" y1=\"10\" x2=\"%g\" y2=\"%g\" stroke=\"#999\"/>\n",
-                          kLeft, kH + 10, kLeft + kW, kH + 10, kLeft, kLeft, kH + 10);
-    absl::StrAppendFormat(out, "<text x=\"%g\" y=\"%g\" font-size=\"11\">%g</text><text x=\"%g\" y=\"%g\" font-size=\"11\" text-anchor=\"end\">%g</text>"
-                          "<text x=\"4\" y=\"16\" font-size=\"11\">%.3g</text><text x=\"4\" y=\"%g\" font-size=\"11\">%s</text>\n",
-                          kLeft, kH + 26, x0, kLeft + kW, kH + 26, x1, y1, kH / 2, HtmlEscape(unit));
-    std::string polyline;
-    std::string dots;
-    for (const auto& [x, y] : points) {
-      const double px = kLeft + (static_cast<double>(x) - x0) / (x1 - x0) * kW;
-      const double py = 10 + kH - y / y1 * kH;
-      absl::StrAppendFormat(&polyline, "%.1f,%.1f ", px, py);
-      absl::StrAppendFormat(&dots, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" data-x=\"%d\" data-y=\"%.6g\"><title>%s[%d]: %.4g %s</title></circle>",
-                            px, py, x, y, HtmlEscape(base), x, y, HtmlEscape(unit));
-    }
-    absl::StrAppendFormat(out, "<polyline fill=\"none\" stroke=\"#3a6fb0\" points=\"%s\"/>%s\n</svg>\n", polyline, dots);
-  }
+  *out += "</table></div>\n";
 }
 
 }  // namespace
@@ -252,7 +218,7 @@ std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis,
                              const std::string& plot_metric) {
   std::string out = absl::StrCat("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">", kTdPageMark, "\n");
   absl::StrAppendFormat(&out, "<title>td report: %s</title>\n<style>%s</style></head><body>\n",
-                        HtmlEscape(data.program.name), kStyle);
+                        HtmlEscape(data.program.name), std::string(kStyle) + kTimeChartStyle);
   absl::StrAppendFormat(&out, "<h1>td report: %s (pid %d)</h1>\n", HtmlEscape(data.program.name),
                         data.program.pid);
   // The same identity as the text report's header, one line each.
@@ -267,6 +233,9 @@ std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis,
                         HtmlEscape(data.machine.cpu_model_name), HtmlEscape(data.machine.cpu_vendor),
                         data.machine.cpu_family, data.machine.cpu_model, data.machine.logical_cpus,
                         HtmlEscape(data.backend));
+  // The chart first: where the time went is what a reader looks for, with
+  // or without counters; the notes below qualify it.
+  AppendTimeChart(data, &out);
   absl::StrAppendFormat(&out, "<p>Measured: %s</p>\n", HtmlEscape(data.availability.measured));
   if (!data.availability.hardware_counters) {
     absl::StrAppendFormat(&out, "<p class=\"note\">Hardware counters unavailable: %s</p>\n",
@@ -290,16 +259,25 @@ std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis,
     }
     out += "</p>\n";
   }
-  AppendRegionTable(data, &out);
+  AppendRegionTable(data, analysis, &out);
+  AppendAcrossThreads(data, &out);
   if (!analysis.core_type.empty()) {
     absl::StrAppendFormat(&out, "<h2>%s cores (%s)</h2>\n",
                           analysis.core_type == "cpu_atom" ? "Efficiency" : "Performance",
                           HtmlEscape(analysis.core_type));
   }
+  size_t collapsed = 0;
+  for (size_t i = 0; i < data.regions.size(); ++i) collapsed += !HasSection(data, data.regions[i], ResultOf(analysis, i));
+  if (collapsed > 0) {
+    // Said once rather than as a section per region repeating the table.
+    absl::StrAppendFormat(&out, "<p class=\"muted collapsed\">%d region%s without a section of %s own: a region's "
+                          "section shows its Top-Down tree, IPC and diagnoses, which need hardware counters, or its "
+                          "threads when it ran on several; calls and wall times are in the table and the chart "
+                          "above.</p>\n", collapsed, collapsed == 1 ? "" : "s", collapsed == 1 ? "its" : "their");
+  }
   for (size_t i = 0; i < data.regions.size(); ++i) {
-    const TopDownResult* result =
-        analysis.HasTrees() && i < analysis.regions.size() ? &analysis.regions[i] : nullptr;
-    AppendRegion(data, i, result, &out);
+    const TopDownResult* result = ResultOf(analysis, i);
+    if (HasSection(data, data.regions[i], result)) AppendRegion(data, i, result, &out);
   }
   // Hybrid: the other core types' trees, each from its own counters.
   for (const RunAnalysis& other : analysis.other_core_types) {
@@ -307,8 +285,8 @@ std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis,
                           other.core_type == "cpu_atom" ? "Efficiency" : "Performance",
                           HtmlEscape(other.core_type), HtmlEscape(other.uarch));
     for (size_t i = 0; i < data.regions.size(); ++i) {
-      AppendRegion(data, i, other.HasTrees() && i < other.regions.size() ? &other.regions[i] : nullptr, &out,
-                   "-" + other.core_type);
+      const TopDownResult* result = ResultOf(other, i);
+      if (HasSection(data, data.regions[i], result)) AppendRegion(data, i, result, &out, "-" + other.core_type);
     }
   }
   AppendSweeps(data, analysis, plot_metric, &out);
@@ -318,7 +296,7 @@ std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis,
                             HtmlEscape(d.message));
     }
   }
-  absl::StrAppendFormat(&out, "<script>%s</script>\n</body></html>\n", kSelfTest);
+  absl::StrAppendFormat(&out, "<script>%s%s</script>\n</body></html>\n", kTimeChartScript, kSelfTest);
   return out;
 }
 

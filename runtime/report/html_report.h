@@ -1,8 +1,10 @@
-// A self-contained HTML report (no network, no external files): the regions
-// as a nested table with calls, wall times and software metrics (task-clock,
-// CPUs, page faults, …), per-region stacked Level-1 bars, a collapsible tree
-// with the flagged path highlighted, explanations as tooltips, per-thread
-// tables, diagnoses and measurement notes.
+// A self-contained HTML report (no network, no external files): a chart of
+// where the wall time went (html_time_chart.h), the regions as a nested table
+// with calls, wall times and software metrics (task-clock, CPUs, page
+// faults, …), their spread across threads, and a section for each region
+// with more to show than the table (stacked Level-1 bars, IPC and iron law, a
+// collapsible tree with the flagged path highlighted, explanations as
+// tooltips, per-thread tables, diagnoses), measurement notes and sweep plots.
 #ifndef TD_RUNTIME_REPORT_HTML_REPORT_H_
 #define TD_RUNTIME_REPORT_HTML_REPORT_H_
 
@@ -18,8 +20,10 @@ namespace td {
 // Opened with "#selftest" in its URL, the page measures its own bars and
 // writes {"bars": [{"expected": px, "actual": px}, …], "regions": [{"path",
 // "depth", "left": px of the name, "cells": {key: {"value", "text",
-// "visible"}}}, …]} into <pre id="selftest">, so a headless browser can
-// check the layout.
+// "visible"}}}, …], "chart": the time chart's bars (kTimeChartScript),
+// "sections": the ids of the region sections drawn, "scroll_width" and
+// "client_width": the page's, in px} into <pre id="selftest">, so a headless
+// browser can check the layout.
 // `plot_metric` picks what sweeps (parameterised regions) are plotted against
 // their parameter: "wall_per_call" (default), or a node or metric name.
 std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis,

@@ -208,10 +208,27 @@ std::vector<bool> ShownRegions(const RunData& data, const TextReportOptions& opt
   return shown;
 }
 
-// A thread's name in the report: its index, and its OpenMP number where known.
 std::string ThreadLabel(const RunData& data, uint32_t thread) {
   const int openmp = thread < data.threads.size() ? data.threads[thread].openmp_thread : -1;
   return openmp >= 0 ? absl::StrFormat("thread %d (OpenMP %d)", thread, openmp) : absl::StrFormat("thread %d", thread);
+}
+
+ThreadSpread WallAcrossThreads(const Region& region) {
+  ThreadSpread spread;
+  spread.threads = region.threads.size();
+  if (spread.threads == 0) return spread;
+  spread.min = INT64_MAX;
+  double sum = 0;
+  for (const RegionOnThread& t : region.threads) {
+    spread.min = std::min(spread.min, t.wall_inclusive_ns);
+    if (t.wall_inclusive_ns > spread.max) {
+      spread.max = t.wall_inclusive_ns;
+      spread.slowest = t.thread;
+    }
+    sum += static_cast<double>(t.wall_inclusive_ns);
+  }
+  spread.mean = sum / static_cast<double>(spread.threads);
+  return spread;
 }
 
 // The shown regions that ran on more than one thread (an OpenMP team's, or
@@ -223,22 +240,11 @@ std::string FormatAcrossThreads(const RunData& data, const std::vector<bool>& sh
   for (size_t r = 0; r < data.regions.size(); ++r) {
     const Region& region = data.regions[r];
     if (!shown[r] || region.threads.size() < 2) continue;
-    int64_t min = INT64_MAX, max = -1;
-    double sum = 0;
-    uint32_t slowest = 0;
-    for (const RegionOnThread& t : region.threads) {
-      min = std::min(min, t.wall_inclusive_ns);
-      if (t.wall_inclusive_ns > max) {
-        max = t.wall_inclusive_ns;
-        slowest = t.thread;
-      }
-      sum += static_cast<double>(t.wall_inclusive_ns);
-    }
-    const double mean = sum / static_cast<double>(region.threads.size());
-    absl::StrAppendFormat(&rows, "  %-24s %7d %10s %10s %10s %9s  %s\n", Printable(region.path), region.threads.size(),
-                          HumanDuration(min), HumanDuration(static_cast<int64_t>(mean + 0.5)), HumanDuration(max),
-                          mean > 0 ? absl::StrFormat("%.2f", static_cast<double>(max) / mean) : "—",
-                          ThreadLabel(data, slowest));
+    const ThreadSpread s = WallAcrossThreads(region);
+    absl::StrAppendFormat(&rows, "  %-24s %7d %10s %10s %10s %9s  %s\n", Printable(region.path), s.threads,
+                          HumanDuration(s.min), HumanDuration(static_cast<int64_t>(s.mean + 0.5)), HumanDuration(s.max),
+                          s.mean > 0 ? absl::StrFormat("%.2f", s.Imbalance()) : "—",
+                          ThreadLabel(data, s.slowest));
   }
   if (rows.empty()) return "";
   return absl::StrFormat("\nacross threads (imbalance = the slowest thread's wall time / the mean over the threads "

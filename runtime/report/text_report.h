@@ -32,6 +32,23 @@ bool RegionSelected(const RunData& data, size_t index, const std::string& filter
 // that contain them so the tree stays whole).
 std::vector<bool> ShownRegions(const RunData& data, const TextReportOptions& options);
 
+// A thread's name in a report: its index, and its OpenMP number where known.
+std::string ThreadLabel(const RunData& data, uint32_t thread);
+
+// A region's wall time across the threads that ran it (the text report's
+// "across threads" section and the HTML page's): min, mean and max of the
+// threads' inclusive wall times, and the slowest thread.
+struct ThreadSpread {
+  size_t threads = 0;
+  int64_t min = 0;
+  int64_t max = -1;
+  double mean = 0;
+  uint32_t slowest = 0;
+  // The slowest thread's wall time over the mean, as the job view's ranks.
+  double Imbalance() const { return mean > 0 ? static_cast<double>(max) / mean : 0; }
+};
+ThreadSpread WallAcrossThreads(const Region& region);
+
 // `analysis` adds the Top-Down section; null leaves it out.
 std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis = nullptr,
                              const TextReportOptions& options = {});

@@ -97,17 +97,7 @@ void AppendRegion(const std::string& label, const TopDownResult& result,
     absl::StrAppendFormat(out, "  cycles: %.1f%% retired work, %.1f%% non-retired work, %.1f%% stalled\n",
                           100 * *retired, 100 * *non_retired, 100 * *stalls);
   }
-  const auto instructions = result.MetricValue("Instructions");
-  const auto cpi = result.MetricValue("CPI");
-  const auto ghz = result.MetricValue("Active_Clock_GHz");
-  if (instructions && cpi && ghz && *ghz > 0) {
-    // Yasin's starting point: time = instructions × CPI × cycle time.
-    // Clamped: counts from a file can make it exceed int64_t nanoseconds.
-    const uint64_t ns = std::min(SoftwareIntegerValue(*instructions * *cpi / *ghz),
-                                 static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
-    absl::StrAppendFormat(out, "  iron law: %.3g instructions × %.2f CPI ÷ %.2f GHz = %s of CPU time\n",
-                          *instructions, *cpi, *ghz, HumanDuration(static_cast<int64_t>(ns)));
-  }
+  if (const std::string law = IronLawText(result); !law.empty()) absl::StrAppendFormat(out, "  %s\n", law);
   std::string path;
   for (const TreeNode& n : result.tree) {
     if (!n.critical || (options.max_level > 0 && n.level > options.max_level)) continue;
@@ -140,6 +130,19 @@ void AppendRegion(const std::string& label, const TopDownResult& result,
 }
 
 }  // namespace
+
+std::string IronLawText(const TopDownResult& result) {
+  const auto instructions = result.MetricValue("Instructions");
+  const auto cpi = result.MetricValue("CPI");
+  const auto ghz = result.MetricValue("Active_Clock_GHz");
+  if (!instructions || !cpi || !ghz || *ghz <= 0) return "";
+  // Yasin's starting point: time = instructions × CPI × cycle time.
+  // Clamped: counts from a file can make it exceed int64_t nanoseconds.
+  const uint64_t ns = std::min(SoftwareIntegerValue(*instructions * *cpi / *ghz),
+                               static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
+  return absl::StrFormat("iron law: %.3g instructions × %.2f CPI ÷ %.2f GHz = %s of CPU time", *instructions, *cpi,
+                         *ghz, HumanDuration(static_cast<int64_t>(ns)));
+}
 
 std::string FormatExplanations(const RunAnalysis& analysis) {
   std::vector<std::string> names;

@@ -21,6 +21,11 @@ std::string FormatExplanations(const RunAnalysis& analysis);
 // proportion to its share: F(rontend) S(peculation) R(etiring) B(ackend).
 std::string LevelOneBar(const TopDownResult& result, int width);
 
+// "iron law: 1.2e+09 instructions × 0.80 CPI ÷ 3.10 GHz = 310 ms of CPU
+// time", the text report's line under a region (the HTML page shows it too);
+// "" when the tree lacks one of the three.
+std::string IronLawText(const TopDownResult& result);
+
 }  // namespace td
 
 #endif  // TD_RUNTIME_REPORT_TOPDOWN_TEXT_H_

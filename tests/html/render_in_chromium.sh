@@ -5,12 +5,7 @@
 # to ARTEFACT_DIR/SCREENSHOT_NAME. $work is a scratch folder removed on exit.
 render_report() {
   local tool=$1 recording=$2 artefacts=$3 screenshot=$4 size=$5
-  local browser
-  browser=$(command -v chromium || command -v chromium-browser || true)
-  if [ -z "$browser" ]; then
-    echo "chromium is not installed (scripts/install-deps.sh installs it)" >&2
-    exit 1
-  fi
+  chromium_path > /dev/null || exit 1
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
   mkdir -p "$artefacts"
@@ -19,10 +14,25 @@ render_report() {
     echo "the report refers to the network" >&2
     exit 1
   fi
-  local chrome=(timeout 120 "$browser" --headless=new --no-sandbox --disable-gpu --no-first-run
-                --user-data-dir="$work/profile")
-  "${chrome[@]}" --dump-dom "file://$work/report.html#selftest" 2>/dev/null > "$work/dom.html"
-  "${chrome[@]}" --window-size="${size/x/,}" --screenshot="$artefacts/$screenshot" \
-    "file://$work/report.html" 2>/dev/null
-  test -s "$artefacts/$screenshot"
+  render_page "$work/report.html" "$work/dom.html" "$artefacts/$screenshot" "$size" "$work/profile"
+}
+
+# Chromium's path, or a message on stderr and status 1 where it is missing.
+chromium_path() {
+  command -v chromium || command -v chromium-browser || {
+    echo "chromium is not installed (scripts/install-deps.sh installs it)" >&2
+    return 1
+  }
+}
+
+#   render_page PAGE DOM_OUT SCREENSHOT WIDTHxHEIGHT PROFILE_DIR
+# The DOM of PAGE#selftest and a screenshot of PAGE, both in a window of
+# that size (the page's layout, and so its self-test, depends on it).
+render_page() {
+  local page=$1 dom=$2 screenshot=$3 size=$4 profile=$5
+  local chrome=(timeout 120 "$(chromium_path)" --headless=new --no-sandbox --disable-gpu --no-first-run
+                --user-data-dir="$profile" --window-size="${size/x/,}")
+  "${chrome[@]}" --dump-dom "file://$page#selftest" 2>/dev/null > "$dom"
+  "${chrome[@]}" --screenshot="$screenshot" "file://$page" 2>/dev/null
+  test -s "$screenshot"
 }
