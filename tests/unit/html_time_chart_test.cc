@@ -47,7 +47,8 @@ TEST(TimeChart, BarsAreSharesOfTheRunChildrenUnderTheirParent) {
                        "1.00 CPUs\""),
             std::string::npos)
       << chart;
-  EXPECT_NE(chart.find("title=\"outer&#10;3 calls; 2.00 ms inclusive (100.0% of the run), 500 µs exclusive; 0.95 CPUs; "
+  // outer's exclusive time: thread 1's 1.5 ms, the longest (Totals).
+  EXPECT_NE(chart.find("title=\"outer&#10;3 calls; 2.00 ms inclusive (100.0% of the run), 1.50 ms exclusive; 0.95 CPUs; "
                        "2 threads\""),
             std::string::npos)
       << chart;
@@ -132,7 +133,7 @@ TEST(HtmlReport, WithCountersEachRegionShowsItsIpcAndIronLaw) {
   analysis.regions[1].metrics.resize(1);  // inner: IPC only
   const std::string html = FormatHtmlReport(RegionsOnly(), analysis);
   // 2e9 × 0.8 / 3.2 GHz = 0.5 s.
-  EXPECT_NE(html.find("<p class=\"ipc\">IPC 1.25; iron law: 2e+09 instructions × 0.80 CPI ÷ 3.20 GHz = 500 ms of CPU "
+  EXPECT_NE(html.find("<p class=\"ipc\">IPC 1.25; iron law: 2e+09 instructions × 0.80 CPI ÷ 3.20 GHz = 500.00 ms of CPU "
                       "time</p>"),
             std::string::npos)
       << html;
