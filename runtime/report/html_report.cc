@@ -32,6 +32,7 @@ h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
 .note { color: #8a4b00; } .muted { color: #666; }
 table { border-collapse: collapse; margin: .5em 0; }
 td, th { border-bottom: 1px solid #ddd; padding: .2em .6em; text-align: right; }
+td { white-space: nowrap; }
 td:first-child, th:first-child { text-align: left; }
 .bar { display: flex; width: 600px; height: 22px; border: 1px solid #999; }
 .seg { height: 100%; }

@@ -72,12 +72,13 @@ double NiceStep(double range, int ticks) {
   return (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * magnitude;
 }
 
-// Tick labels short enough to sit side by side: 4096, 65.5k, 1.05M.
+// Tick labels short enough to sit side by side: 0.25, 16384, 131k, 1.05M.
 std::string TickText(double v) {
   const double a = std::fabs(v);
   if (a >= 1e6) return absl::StrFormat("%.3gM", v / 1e6);
   if (a >= 1e5) return absl::StrFormat("%.3gk", v / 1e3);
-  return absl::StrFormat("%.4g", v);
+  if (v == std::floor(v)) return absl::StrFormat("%.0f", v);
+  return absl::StrFormat("%.3g", v);
 }
 
 }  // namespace

@@ -145,23 +145,23 @@ TEST(HtmlReport, WithCountersEachRegionShowsItsIpcAndIronLaw) {
 TEST(HtmlReport, SweepAxesAreLabelledWithRoundTicks) {
   RunData data = RegionsOnly();
   data.regions.clear();
-  for (long long n : {64, 256, 1024, 4096}) {
+  for (long long n : {64, 256, 1024, 4096, 16384}) {
     Region r = sample_runs::MakeRegion(absl::StrCat("copy[", n, "]"), absl::StrCat("copy[", n, "]"), -1, {});
     r.base_name = "copy";
     r.parameter = n;
-    r.threads.push_back({0, 1, 0, 0, 0, n * 100, n * 100, {}, {}});  // 0.1 µs per element: 6.4 … 409.6 µs
+    r.threads.push_back({0, 1, 0, 0, 0, n * 100, n * 100, {}, {}});  // 0.1 µs per element: 6.4 … 1638.4 µs
     data.regions.push_back(r);
   }
   const std::string html = FormatHtmlReport(data, NoTree());
   EXPECT_NE(html.find(">parameter N of copy[N] (log scale)</text>"), std::string::npos) << html;
   EXPECT_NE(html.find("rotate(-90)\" text-anchor=\"middle\">wall time per call (µs)</text>"), std::string::npos);
-  // y: 0 to 500 µs in steps of 100; x: the four swept values.
-  for (const char* tick : {">0</text>", ">100</text>", ">500</text>"}) {
-    EXPECT_NE(html.find(absl::StrCat("class=\"ytick\"")), std::string::npos);
+  // y: 0 to 2000 µs in steps of 500; x: the swept values, written out.
+  for (const char* tick : {">0</text>", ">500</text>", ">1500</text>", ">2000</text>"}) {
+    EXPECT_NE(html.find(absl::StrCat("class=\"ytick\" x=\"60\" y=\"")), std::string::npos);
     EXPECT_NE(html.find(tick), std::string::npos) << tick;
   }
-  EXPECT_EQ(html.find(">600</text>"), std::string::npos);
-  for (const char* tick : {">64</text>", ">256</text>", ">1024</text>", ">4096</text>"}) {
+  EXPECT_EQ(html.find(">2500</text>"), std::string::npos);
+  for (const char* tick : {">64</text>", ">256</text>", ">1024</text>", ">4096</text>", ">16384</text>"}) {
     EXPECT_NE(html.find(tick), std::string::npos) << tick;
   }
 }
