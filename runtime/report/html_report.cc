@@ -260,8 +260,10 @@ std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis,
     }
     out += "</p>\n";
   }
-  AppendRegionTable(data, analysis, &out);
+  // Before the table: a short section that a table of thousands of regions
+  // would push out of sight.
   AppendAcrossThreads(data, &out);
+  AppendRegionTable(data, analysis, &out);
   if (!analysis.core_type.empty()) {
     absl::StrAppendFormat(&out, "<h2>%s cores (%s)</h2>\n",
                           analysis.core_type == "cpu_atom" ? "Efficiency" : "Performance",
