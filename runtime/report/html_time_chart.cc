@@ -59,18 +59,22 @@ struct Bar {
 // parent's time, or of the children's sum where that is larger (siblings on
 // different threads can together outlast the parent's longest thread).
 void Place(const RunData& data, const std::vector<int64_t>& inclusive, const std::vector<int>& kids, double left,
-           double width, int64_t parent_ns, int row, std::vector<Bar>* bars) {
+           double width, int64_t parent_ns, int row, int depth, std::vector<bool>* placed, std::vector<Bar>* bars) {
+  const auto valid = [&](int k) { return k >= 0 && static_cast<size_t>(k) < inclusive.size(); };
   int64_t sum = 0;
-  for (const int k : kids) sum += inclusive[static_cast<size_t>(k)];
+  for (const int k : kids) sum += valid(k) ? inclusive[static_cast<size_t>(k)] : 0;
   const double denom = static_cast<double>(std::max(parent_ns, sum));
   if (denom <= 0) return;
   double x = left;
   for (const int k : kids) {
+    if (!valid(k)) continue;
     const double w = width * static_cast<double>(inclusive[static_cast<size_t>(k)]) / denom;
-    if (w >= kChartMinShare && row - 1 < kChartMaxDepth) {
+    // `placed`: a file whose tree loops back draws each region once.
+    if (w >= kChartMinShare && depth < kChartMaxDepth && !(*placed)[static_cast<size_t>(k)]) {
+      (*placed)[static_cast<size_t>(k)] = true;
       bars->push_back({k, x, w, row});
       Place(data, inclusive, data.regions[static_cast<size_t>(k)].children, x, w,
-            inclusive[static_cast<size_t>(k)], row + 1, bars);
+            inclusive[static_cast<size_t>(k)], row + 1, depth + 1, placed, bars);
     }
     x += w;
   }
@@ -106,7 +110,8 @@ void AppendTimeChart(const RunData& data, std::string* out) {
   if (run_ns <= 0) return;
   std::vector<Bar> bars;
   if (program_ns > 0) bars.push_back({-1, 0, 1, 0});
-  Place(data, inclusive, top, 0, 1, run_ns, program_ns > 0 ? 1 : 0, &bars);
+  std::vector<bool> placed(data.regions.size());
+  Place(data, inclusive, top, 0, 1, run_ns, program_ns > 0 ? 1 : 0, 0, &placed, &bars);
   int rows = 0;
   for (const Bar& b : bars) rows = std::max(rows, b.row + 1);
   const size_t drawn = bars.size() - (program_ns > 0 ? 1 : 0);

@@ -101,6 +101,31 @@ TEST(TimeChart, RegionsTooSmallToSeeAreLeftOutAndCounted) {
       << "a bar under 3 % has its title only";
 }
 
+TEST(TimeChart, DeepTreesAreCutAtTheirTwentyFourthLevel) {
+  RunData data = RegionsOnly();
+  data.regions.clear();
+  std::string path;
+  for (int depth = 0; depth < 30; ++depth) {  // a chain of 30, each all of its parent's time
+    path += (depth == 0 ? "" : "/") + absl::StrCat("d", depth);
+    Region r = sample_runs::MakeRegion(absl::StrCat("d", depth), path, depth - 1, {});
+    if (depth < 29) r.children = {depth + 1};
+    r.threads.push_back({0, 1, 0, 0, 0, 1'000'000, depth < 29 ? 0 : 1'000'000, {}, {}});
+    data.regions.push_back(r);
+  }
+  data.regions[29].children = {0};  // a file whose tree loops back: the cap ends the walk
+  const std::string chart = Chart(data);
+  EXPECT_NE(chart.find("6 regions under 0.5% of the run (or deeper than 24 levels) left out."), std::string::npos)
+      << chart.substr(0, 600);
+  EXPECT_NE(chart.find("top: 483px"), std::string::npos) << "the 24th row, at 23 × 21 px";
+  EXPECT_EQ(chart.find("top: 504px"), std::string::npos);
+  EXPECT_NE(chart.find("style=\"height: 504px\""), std::string::npos);
+  RunData loop = RegionsOnly();
+  loop.regions[1].children = {1};  // inner inside itself
+  const std::string once = Chart(loop);
+  EXPECT_EQ(once.find("data-path=\"outer/inner\""), once.rfind("data-path=\"outer/inner\"")) << once;
+  EXPECT_EQ(once.find("left out"), std::string::npos) << once;
+}
+
 TEST(HtmlReport, WithoutCountersOnlyRegionsOnSeveralThreadsHaveASection) {
   const std::string html = FormatHtmlReport(RegionsOnly(), NoTree());
   EXPECT_NE(html.find("<h2 id=\"region-0\">outer</h2>"), std::string::npos) << "outer ran on two threads";
