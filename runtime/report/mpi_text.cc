@@ -17,7 +17,8 @@ std::string HumanBytes(uint64_t bytes) {
     ++unit;
   }
   if (unit == 0) return absl::StrFormat("%d B", bytes);
-  return absl::StrFormat(value < 10 ? "%.2f %s" : value < 100 ? "%.1f %s" : "%.0f %s", value, kUnits[unit]);
+  const int decimals = value < 10 ? 2 : value < 100 ? 1 : 0;  // three significant digits
+  return absl::StrFormat("%.*f %s", decimals, value, kUnits[unit]);
 }
 
 std::string FormatMpiSection(const RunData& data, const std::vector<bool>& shown) {
