@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "runtime/analysis/run_analysis.h"
@@ -23,6 +24,30 @@ bool IsDefaultGroup(const RunData& data, size_t g) {
 
 std::string FormatCount(double value) {
   return value >= 0 ? WithThousands(static_cast<uint64_t>(std::llround(value))) : "?";
+}
+
+}  // namespace
+
+namespace {
+
+// Longer group lines are broken after their heading (a Level-3 group on
+// Intel names a dozen events, each with a count).
+constexpr size_t kLongestGroupLine = 160;
+constexpr size_t kWrapAt = 110;
+
+// `cells` joined by two spaces, on lines of at most kWrapAt columns (a
+// cell longer than that has a line to itself), each line led by `indent`.
+std::string WrapCells(const std::vector<std::string>& cells, const std::string& indent) {
+  std::string out, line;
+  for (const std::string& cell : cells) {
+    if (!line.empty() && indent.size() + line.size() + 2 + cell.size() > kWrapAt) {
+      out += indent + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : "  ") + cell;
+  }
+  if (!line.empty()) out += indent + line + "\n";
+  return out;
 }
 
 }  // namespace
@@ -49,21 +74,27 @@ std::string FormatCounterSection(const RunData& data, const TextReportOptions& o
         names.push_back(Printable(data.layout.events[group.first_event + i].name));
       }
       const std::optional<double> coverage = GroupCoverage(region, g);
-      std::string values;
-      if (!coverage || *coverage <= 0) {
-        values = "not measured (the group never counted in this region)";
-      } else {
-        std::vector<std::string> cells;
-        for (size_t i = 0; i < group.num_events; ++i) {
-          const std::optional<double> v = ScaledRegionCount(data, region, group.first_event + i);
-          cells.push_back(absl::StrFormat("%s %s", names[i], v ? FormatCount(*v) : "not measured"));
-        }
-        values = absl::StrFormat("coverage %3.0f%%  %s", *coverage * 100, absl::StrJoin(cells, "  "));
+      const bool counted = coverage && *coverage > 0;
+      std::vector<std::string> cells;
+      for (size_t i = 0; counted && i < group.num_events; ++i) {
+        const std::optional<double> v = ScaledRegionCount(data, region, group.first_event + i);
+        cells.push_back(absl::StrFormat("%s %s", names[i], v ? FormatCount(*v) : "not measured"));
       }
+      const std::string status = counted ? absl::StrFormat("coverage %3.0f%%", *coverage * 100)
+                                         : "not measured (the group never counted in this region)";
       const std::string& core_type = data.layout.events[group.first_event].core_type;
       std::string where = core_type.empty() ? "" : " on " + Printable(core_type);
       if (IsSimulatedGroup(data, g)) where = " (simulated by Valgrind tdsim, not a PMU)";
-      absl::StrAppendFormat(&out, "    group %d%s {%s}: %s\n", g, where, absl::StrJoin(names, ","), values);
+      std::string line = absl::StrFormat("    group %d%s {%s}: %s", g, where, absl::StrJoin(names, ","), status);
+      if (!cells.empty()) absl::StrAppend(&line, "  ", absl::StrJoin(cells, "  "));
+      if (line.size() <= kLongestGroupLine) {
+        out += line + "\n";
+        continue;
+      }
+      // A large group: its events (or, when counted, its counts, which name
+      // them) on lines of their own, so no line runs to a thousand columns.
+      absl::StrAppendFormat(&out, "    group %d%s, %d events: %s\n", g, where, group.num_events, status);
+      out += WrapCells(cells.empty() ? names : cells, "      ");
     }
     out += SimulatedRatesLine(data, region);
     if (instructions) {

@@ -2,7 +2,9 @@
 // counts, "not measured", regions too short to trust.
 #include "runtime/report/counter_text.h"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "runtime/analysis/run_analysis.h"
@@ -50,6 +52,41 @@ TEST(Coverage, TaskClockFromAHardwareGroupIsTheDefaultGroup) {
   const std::string text = FormatCounterSection(data, {});
   EXPECT_EQ(text.find("{task-clock}"), std::string::npos) << text;
   EXPECT_NE(text.find("group 1 {cycles}"), std::string::npos) << text;
+}
+
+// A group of 30 events with long names: its counts go on lines of their
+// own, none longer than 110 columns, each count still beside its name.
+TEST(Coverage, ALargeGroupIsBrokenIntoShortLines) {
+  RunData data;
+  data.layout = SoftwareLayout();
+  std::vector<EventInfo> events;
+  for (int i = 0; i < 30; ++i) {
+    EventInfo e;
+    e.name = "CYCLE_ACTIVITY.STALLS_EVENT_NUMBER_" + std::to_string(i);
+    e.hardware = true;
+    events.push_back(e);
+  }
+  data.layout.AddGroup(events);
+  Region region;
+  region.path = "r";
+  RegionOnThread t;
+  t.calls = 1;
+  t.events.assign(data.layout.events.size(), EventDelta{1'000'000, 1'000'000});
+  t.groups.assign(data.layout.groups.size(), GroupTimes{100, 100});
+  region.threads.push_back(t);
+  data.regions.push_back(region);
+  const std::string text = FormatCounterSection(data, {});
+  EXPECT_NE(text.find("    group 1, 30 events: coverage 100%\n      CYCLE_ACTIVITY.STALLS_EVENT_NUMBER_0 1,000,000"),
+            std::string::npos)
+      << text;
+  for (int i = 0; i < 30; ++i) {
+    EXPECT_NE(text.find("STALLS_EVENT_NUMBER_" + std::to_string(i) + " 1,000,000"), std::string::npos) << i;
+  }
+  size_t longest = 0, start = 0;
+  for (size_t end = text.find('\n'); end != std::string::npos; start = end + 1, end = text.find('\n', start)) {
+    longest = std::max(longest, end - start);
+  }
+  EXPECT_LE(longest, 110u) << text;
 }
 
 }  // namespace
