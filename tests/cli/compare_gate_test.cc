@@ -70,4 +70,24 @@ TEST_F(CompareGate, ARuleNothingMeasuredFailsAndABadRuleIsAMisuse) {
   EXPECT_EQ(r.status, 2) << r.out;
 }
 
+// Two runs without --region: a table for every region both hold (here all
+// five of the no-PMU matmul run), in the run's order; --csv keeps one table.
+TEST(CompareRuns, EveryRegionBothRunsHoldGetsItsTable) {
+  const std::string run = std::string(TD_TEST_DATA_DIR) + "/nopmu_matmul.json";
+  const Ran text = Td("compare " + run + " " + run);
+  ASSERT_EQ(text.status, 0) << text.out;
+  size_t previous = 0;
+  for (const char* path : {"matmul of", "matmul/init of", "matmul/multiply1 of", "matmul/multiply2 of",
+                           "matmul/multiply3 of"}) {
+    const size_t at = text.out.find(std::string("nopmu_matmul.json = region ") + path);
+    ASSERT_NE(at, std::string::npos) << path << "\n" << text.out;
+    EXPECT_GE(at, previous) << path;
+    previous = at;
+  }
+  const Ran csv = Td("compare " + run + " " + run + " --csv");
+  ASSERT_EQ(csv.status, 0) << csv.out;
+  EXPECT_NE(csv.out.find("\nregion,matmul,matmul\n"), std::string::npos) << csv.out;
+  EXPECT_EQ(csv.out.find("matmul/init"), std::string::npos) << csv.out;
+}
+
 }  // namespace

@@ -1,6 +1,7 @@
 // td compare: runs, regions of one run, or two MPI jobs side by side.
 #include "tools/td/commands.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -26,6 +27,20 @@ int CompareJobs(const std::string& dir_a, const std::string& dir_b, bool csv) {
   if (!b.ok()) return Fail(b.status().message());
   std::fputs((csv ? td::FormatJobComparisonCsv(*a, *b) : td::FormatJobComparisonText(*a, *b)).c_str(), stdout);
   return 0;
+}
+
+// The region paths every run holds, in the first run's order.
+std::vector<std::string> SharedRegionPaths(const std::vector<td::RunData>& runs) {
+  std::vector<std::string> shared;
+  for (const td::Region& region : runs.front().regions) {
+    bool everywhere = true;
+    for (size_t f = 1; f < runs.size() && everywhere; ++f) {
+      everywhere = std::any_of(runs[f].regions.begin(), runs[f].regions.end(),
+                               [&](const td::Region& r) { return r.path == region.path; });
+    }
+    if (everywhere) shared.push_back(region.path);
+  }
+  return shared;
 }
 
 // --fail-if: what crossed its limit on stdout after the table; exit 1 when
@@ -107,9 +122,24 @@ int Compare(const Command& self, const Args& args) {
       add(0, r, name);
     }
   } else {
+    const std::vector<std::string> shared = SharedRegionPaths(runs);
+    if (region_path.empty() && !csv && html_path.empty() && shared.size() > 1) {
+      // Text: one table per region the runs all hold, in the first run's order.
+      std::string out;
+      for (const std::string& path : shared) {
+        columns.clear();
+        for (size_t f = 0; f < files.size(); ++f) add(f, FindRegion(runs[f], path), files[f].substr(files[f].rfind('/') + 1));
+        out += (out.empty() ? "" : "\n") + td::FormatComparison(columns, td::CompareFormat::kText);
+      }
+      std::fputs(out.c_str(), stdout);
+      return rules.empty() ? 0 : Gate(rules, runs, analyses);
+    }
+    // One table: --region's, else the first region the runs share (each
+    // run's first when they share none).
+    const std::string path = !region_path.empty() ? region_path : shared.empty() ? "" : shared.front();
     for (size_t f = 0; f < files.size(); ++f) {
-      const int r = region_path.empty() ? (runs[f].regions.empty() ? -1 : 0) : FindRegion(runs[f], region_path);
-      if (r < 0) return Fail(NoRegion(files[f], runs[f], region_path));
+      const int r = path.empty() ? (runs[f].regions.empty() ? -1 : 0) : FindRegion(runs[f], path);
+      if (r < 0) return Fail(NoRegion(files[f], runs[f], path));
       add(f, r, files[f].substr(files[f].rfind('/') + 1));
     }
   }
@@ -140,7 +170,9 @@ const cli::Command kCompareCommand = {
     "jobs side by side per region: ranks, mean wall time over ranks, imbalance,\n"
     "slowest rank, and the speedup of B over A (docs/hpc.md).\n"
     "\n"
-    "  --region PATH    the region compared across runs (default: each run's first)\n"
+    "  --region PATH    the one region compared across runs (default: every region\n"
+    "                   the runs all hold, a table each; --csv and --html show the\n"
+    "                   first of them)\n"
     "  --regions LIST   the regions of one run to compare, comma-separated\n"
     "  --csv            as CSV\n"
     "  --html OUT.html  as HTML, written to OUT.html\n"
