@@ -45,7 +45,7 @@ done
 [ -n "$python" ] || { echo "$test_name: skipped: no Python here builds wheels offline"; exit 77; }
 
 export TMPDIR="$scratch/tmp" XDG_CACHE_HOME="$scratch/cache" PIP_CONFIG_FILE=/dev/null
-mkdir -p "$TMPDIR" "$scratch/work"
+mkdir -p "$TMPDIR" "$scratch/run"
 unset PYTHONPATH TD_CLI TD_PREFIX PKG_CONFIG_PATH
 cp -r "$source/bindings/python" "$scratch/src"
 rm -rf "$scratch/src/build" "$scratch/src"/*.egg-info
@@ -59,7 +59,7 @@ TD_BUILD_DIR="$build" "$venv_python" -m pip install --no-build-isolation --no-in
 echo "pip install with $python: $(( ($(date +%s%N) - start) / 1000000 )) ms"
 
 # The venv's package, its own libtd, and the build's td command.
-where=$(cd "$scratch/work" && "$venv_python" -c 'import td, td._td, td._config
+where=$(cd "$scratch/run" && "$venv_python" -c 'import td, td._td, td._config
 print(td.__file__); print(td._config.TD_CLI)
 print(next(l.split()[-1] for l in open("/proc/self/maps") if "/libtd.so" in l))')
 package=$(sed -n 1p <<<"$where" | xargs dirname)
@@ -68,7 +68,7 @@ case $package in "$scratch/venv/"*) ;; *) fail "imported td from $package, not t
 [ "$(sed -n 2p <<<"$where")" = "$build/tools/td/td" ] || fail "the package uses td command $(sed -n 2p <<<"$where")"
 
 # A script: its recording is named after it, and td.load() reads it.
-cat >"$scratch/work/pip_consumer.py" <<'EOF'
+cat >"$scratch/run/pip_consumer.py" <<'EOF'
 import os
 
 import td
@@ -78,10 +78,10 @@ for i in range(7):
         sum(range(1000))
 print(os.getpid())
 EOF
-cd "$scratch/work"
+cd "$scratch/run"
 pid=$(TD_OUTPUT=none TD_JSON=1 "$venv_python" pip_consumer.py)
-json="$scratch/work/td-pip_consumer-$pid.json"
-[ -f "$json" ] || fail "no $json; there is: $(ls "$scratch/work")"
+json="$scratch/run/td-pip_consumer-$pid.json"
+[ -f "$json" ] || fail "no $json; there is: $(ls "$scratch/run")"
 calls=$("$venv_python" -c 'import sys, td
 run = td.load(sys.argv[1])
 print(run.program["name"], run.region("x")["calls"])' "$json")
