@@ -14,23 +14,8 @@
 #include <time.h>
 
 #include "td/td.h"
+#include "spin.h"
 
-static double CpuMs(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static volatile double sink;
-
-static void Spin(double ms) {
-  const double end = CpuMs() + ms;
-  double x = 1;
-  while (CpuMs() < end) {
-    for (int i = 0; i < 1000; ++i) x = x * 1.0000001 + 1e-9;
-  }
-  sink = x;
-}
 
 static double WallMs(void) {
   struct timespec ts;

@@ -17,25 +17,10 @@
 #include <time.h>
 
 #include "td/td.h"
+#include "spin.h"
 
 enum { kLateMs = 300 };
 
-static double CpuMs(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static volatile double sink;
-
-static void Spin(double ms) {
-  const double end = CpuMs() + ms;
-  double x = 1;
-  while (CpuMs() < end) {
-    for (int i = 0; i < 1000; ++i) x = x * 1.0000001 + 1e-9;
-  }
-  sink = x;
-}
 
 static void SleepMs(int ms) {
   struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};

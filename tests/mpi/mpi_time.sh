@@ -14,14 +14,9 @@
 # Exits 77 (skipped), saying why, where mpicc, mpirun or libtd-mpi is missing.
 set -euo pipefail
 mode=$1 src=$2 mpicc=$3 mpirun=$4 libtdmpi=$5 libtd=$6 include=$7 td=$8
-skip() { echo "mpi_time: skipped: $*"; exit 77; }
-[ -z "${TD_MPI_TEST_SKIP:-}" ] || skip "$TD_MPI_TEST_SKIP"
-[ -n "$mpicc" ] && [ -x "$mpicc" ] || skip "mpicc not found (Debian: libopenmpi-dev)"
-[ -n "$mpirun" ] && [ -x "$mpirun" ] || skip "mpirun not found (Debian: openmpi-bin)"
-[ "$libtdmpi" != none ] && [ -f "$libtdmpi" ] || skip "libtd-mpi was not built (CMake found no MPI)"
-
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+name=mpi_time
+# shellcheck source=common.sh
+source "$(dirname "$0")/common.sh"
 fail() { echo "mpi_time $mode: $*" >&2; for f in "$dir"/*.txt; do echo "== $f" >&2; cat "$f" >&2; done; exit 1; }
 flags=(--oversubscribe)
 export TMPDIR="$dir"  # Open MPI's session directory: one per test

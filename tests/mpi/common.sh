@@ -1,0 +1,10 @@
+# Sourced by the MPI test scripts after they set `name` and read their
+# arguments: skips (exit 77, saying why) where mpicc, mpirun or libtd-mpi is
+# missing, makes the scratch folder `dir`, and defines fail().
+skip() { echo "$name: skipped: $*"; exit 77; }
+[ -z "${TD_MPI_TEST_SKIP:-}" ] || skip "$TD_MPI_TEST_SKIP"
+[ -n "$mpicc" ] && [ -x "$mpicc" ] || skip "mpicc not found (Debian: libopenmpi-dev)"
+[ -n "$mpirun" ] && [ -x "$mpirun" ] || skip "mpirun not found (Debian: openmpi-bin)"
+[ "$libtdmpi" != none ] && [ -f "$libtdmpi" ] || skip "libtd-mpi was not built (CMake found no MPI)"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
