@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Regenerates runtime/uarch/definitions/intel_<key>.json: the Top-Down trees
-# of the Intel CPUs td's own definitions do not cover (Granite Rapids, Sierra
-# Forest, Grand Ridge, and the P- and E-cores of Meteor, Lunar and Arrow Lake),
-# translated by `td import-metrics` from Intel's perfmon data in perf's format.
+# Regenerates td's Intel Top-Down trees from Intel's perfmon data in perf's
+# format, translated by `td import-metrics`:
+# - runtime/uarch/definitions/intel_<key>.json for the CPUs td's own
+#   definitions do not cover (Granite Rapids, Sierra Forest, Grand Ridge, Rocket
+#   Lake, and the P- and E-cores of Meteor, Lunar and Arrow Lake);
+# - runtime/uarch/definitions/intel_vendor_<key>.json, the current TMA tree of
+#   each key td defines itself (Skylake to Emerald Rapids and Alder Lake), laid
+#   over td's perf 6.12 formulas, which stay as the older version's fallback.
 #
 #   scripts/regenerate_vendor.sh VENDOR_DIR [BUILD_DIR]     (default: build)
 #
@@ -36,19 +40,27 @@ tma_version_of() {
   grep -ho '"TmaVersion": "[^"]*"' "$perfmon/$1"/metrics/*_metrics*.json | head -n 1 | cut -d'"' -f4
 }
 
-# td key : perf-format directory : perfmon platform : PMU : whole-part key
+# td key : perf-format directory : perfmon platform : PMU : whole-part key : mode
+# Mode "new": a key of its own, its CPUs from the mapfile. Mode "over": one of
+# td's own keys (td import-metrics --supersede): the vendor's tree laid over
+# td's, whose formulas stay as the older version's fallback.
 entries=(
-  gnr:graniterapids:GNR:: srf:sierraforest:SRF:: grr:grandridge:GRR::
-  mtl_rwc:meteorlake:MTL:cpu_core:mtl mtl_cmt:meteorlake:MTL:cpu_atom:mtl
-  lnl_lnc:lunarlake:LNL:cpu_core:lnl lnl_skt:lunarlake:LNL:cpu_atom:lnl
-  arl_lnc:arrowlake:ARL:cpu_core:arl arl_skt:arrowlake:ARL:cpu_atom:arl
+  gnr:graniterapids:GNR:::new srf:sierraforest:SRF:::new grr:grandridge:GRR:::new
+  rkl:rocketlake:RKL:::new
+  mtl_rwc:meteorlake:MTL:cpu_core:mtl:new mtl_cmt:meteorlake:MTL:cpu_atom:mtl:new
+  lnl_lnc:lunarlake:LNL:cpu_core:lnl:new lnl_skt:lunarlake:LNL:cpu_atom:lnl:new
+  arl_lnc:arrowlake:ARL:cpu_core:arl:new arl_skt:arrowlake:ARL:cpu_atom:arl:new
+  skl:skylake:SKL:::over skx:skylakex:SKX:::over clx:cascadelakex:CLX:::over
+  icl:icelake:ICL:::over tgl:tigerlake:TGL:::over icx:icelakex:ICX:::over
+  spr:sapphirerapids:SPR:::over emr:emeraldrapids:EMR:::over
+  adl_glc:alderlake:ADL:cpu_core::over adl_grt:alderlake:ADL:cpu_atom::over
 )
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # Relative inputs, so the files name their sources the same way on every machine.
 cd "$vendor/intel-perfmon-perf-format"
 for entry in "${entries[@]}"; do
-  IFS=: read -r key dir platform pmu part <<<"$entry"
+  IFS=: read -r key dir platform pmu part mode <<<"$entry"
   # E-cores follow the E-core TMA: its spreadsheet's version for the hybrids' cpu_atom, the platform
   # file's for the all-E-core servers.
   case $pmu:$platform in
@@ -56,12 +68,19 @@ for entry in "${entries[@]}"; do
     :SRF | :GRR) version="E-core $(tma_version_of "$platform")" ;;
     *) version=$(tma_version_of "$platform") ;;
   esac
-  args=(--uarch "$key" --cpu "$(cpus_of "$platform")" --tma-version "$version" --origin "$origin")
-  [[ -n $pmu ]] && args+=(--pmu "$pmu" --hybrid "$part")
+  args=(--uarch "$key" --tma-version "$version" --origin "$origin")
+  if [[ $mode == over ]]; then
+    args+=(--supersede)
+    out="$repo/runtime/uarch/definitions/intel_vendor_$key.json"
+  else
+    args+=(--cpu "$(cpus_of "$platform")")
+    out="$repo/runtime/uarch/definitions/intel_$key.json"
+  fi
+  [[ -n $pmu ]] && args+=(--pmu "$pmu")
+  [[ -n $part ]] && args+=(--hybrid "$part")
   # Only Granite Rapids' event files carry retire latencies; Redwood Cove is
   # its core, and the Lion Cove parts get them as a labelled estimate too.
-  [[ $pmu == cpu_core ]] && args+=(--retire-latencies graniterapids)
-  out="$repo/runtime/uarch/definitions/intel_$key.json"
+  [[ $pmu:$mode == cpu_core:new ]] && args+=(--retire-latencies graniterapids)
   "$td" import-metrics "${args[@]}" --out "$out" "$dir" 2> "$work/$key.log" || {
     cat "$work/$key.log" >&2
     exit 1
@@ -76,7 +95,10 @@ data="$repo/tests/data/vendor-metrics"
 mkdir -p "$data"
 cp "$perfmon/LICENSE" "$data/LICENSE"
 python3 - "$data" graniterapids/gnr-metrics.json sierraforest/srf-metrics.json grandridge/grr-metrics.json \
-  meteorlake/mtl-metrics.json lunarlake/lnl-metrics.json arrowlake/arl-metrics.json <<'PY'
+  meteorlake/mtl-metrics.json lunarlake/lnl-metrics.json arrowlake/arl-metrics.json rocketlake/rkl-metrics.json \
+  skylake/skl-metrics.json skylakex/skx-metrics.json cascadelakex/clx-metrics.json icelake/icl-metrics.json \
+  tigerlake/tgl-metrics.json icelakex/icx-metrics.json sapphirerapids/spr-metrics.json \
+  emeraldrapids/emr-metrics.json alderlake/adl-metrics.json <<'PY'
 import glob, json, os, sys
 data, files = sys.argv[1], sys.argv[2:]
 keep = ("MetricName", "MetricExpr", "MetricThreshold", "MetricGroup", "ScaleUnit", "Unit")

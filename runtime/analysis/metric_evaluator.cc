@@ -129,7 +129,13 @@ Value MetricEvaluator::EvaluateDefinition(const FormulaDefinition& def) {
       Note(absl::StrFormat("%s: correction term %s left out (%s%s)", def.name, term, missing,
                            options_.use_optional_terms ? " not measured" : ""));
     }
-    if (i != 0) {
+    if (const std::string& version = def.VersionOf(i); !version.empty()) {
+      const bool current_exists = def.VersionOf(0).empty();
+      Note(absl::StrFormat("%s%s: %s computed with \"%s\" (%s)", kOlderFormulaNotePrefix, version, def.name,
+                           def.alternatives[i].text(),
+                           !current_exists ? "a node of that version only"
+                                                     : first.missing + " not measured for the current formula"));
+    } else if (i != 0) {
       Note(absl::StrFormat("%s: computed with \"%s\" (%s not measured for the preferred form)",
                            def.name, def.alternatives[i].text(), first.missing));
     }

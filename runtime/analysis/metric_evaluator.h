@@ -22,6 +22,10 @@ using CountLookup = std::function<std::optional<double>(const std::vector<std::s
 // Notes that begin so mark a value built on an estimate ("estimated: static
 // retire latency: …"); the tree copies what follows into TreeNode::estimated.
 inline constexpr char kEstimatedNotePrefix[] = "estimated: ";
+// Notes that begin so mark a value computed with an older version's formula
+// ("formula of TMA 4.8 (perf 6.12): …"); the tree copies the version into
+// TreeNode::formula_version.
+inline constexpr char kOlderFormulaNotePrefix[] = "formula of TMA ";
 
 struct EvaluationOptions {
   // optional(...) correction terms are used when their events were collected.

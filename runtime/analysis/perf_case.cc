@@ -90,6 +90,8 @@ class CaseEvaluators {
     if (c.cpu_revision) options_.constants["CPU_Revision"] = *c.cpu_revision;
     if (c.sockets) options_.constants["Sockets"] = *c.sockets;
     if (c.persistent_memory) options_.constants["Has_PMEM"] = *c.persistent_memory ? 1 : 0;
+    // perf's #core_wide: counts of whole cores, as with SMT off or perf stat -a.
+    if (c.core_wide || (c.smt && !*c.smt)) options_.constants["Core_Wide"] = (c.smt && !*c.smt) || c.core_wide.value_or(false);
   }
 
   // The evaluator for `wanted`'s counts and CPU, or null with *why_not said.
@@ -185,6 +187,9 @@ absl::StatusOr<PerfCase> DecodePerfCase(const json& j) {
   c.cpuid = StringOrEmpty(j, "cpuid");
   c.formula_family = StringOrEmpty(j, "formula_family");
   if (j.contains("smt") && j["smt"].is_boolean()) c.smt = j["smt"].get<bool>();
+  if (const std::string scope = StringOrEmpty(j, "scope"); scope == "system-wide" || scope == "per-thread") {
+    c.core_wide = scope == "system-wide";
+  }
   if (c.uarch.empty() && c.cpuid.empty()) {
     return absl::InvalidArgumentError("case: missing \"uarch\" (a key of td uarchs) or \"cpuid\"");
   }

@@ -43,6 +43,10 @@ struct PerfCase {
   std::optional<int> sockets;  // sockets of the measured machine ("sockets"); sets Sockets
   // the measured machine has persistent memory ("persistent_memory"); sets Has_PMEM
   std::optional<bool> persistent_memory;
+  // The counts are whole cores' ("scope": "system-wide", perf stat -a): sets
+  // Core_Wide, perf's #core_wide, so formulas take their core-wide form (the
+  // per-thread one needs CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE and REF_XCLK).
+  std::optional<bool> core_wide;
   std::vector<PrintedCount> counts;
   std::vector<WantedMetric> wanted;  // empty: compute every node
 };

@@ -87,6 +87,7 @@ void AnalyzeRegions(const RunData& data, const MetricSet& set, const std::string
   }
   EvaluationOptions options;
   if (data.machine.smt_active >= 0) options.constants["SMT_on"] = data.machine.smt_active;
+  if (data.machine.smt_active == 0) options.constants["Core_Wide"] = 1;  // as ConstantsOf (event_selection.cc)
   if (data.machine.cpu_revision >= 0) options.constants["CPU_Revision"] = data.machine.cpu_revision;
   if (data.machine.sockets > 0) options.constants["Sockets"] = data.machine.sockets;
   if (data.machine.persistent_memory >= 0) options.constants["Has_PMEM"] = data.machine.persistent_memory;

@@ -11,6 +11,10 @@
 
 namespace td {
 
+std::string FormulaVersionText(const std::string& formula_version) {
+  return kOlderFormulaNotePrefix + formula_version;
+}
+
 std::string NodeValueText(const TreeNode& n) {
   if (!n.value) return "not measured";
   if (n.no_samples) return "no samples";
@@ -111,6 +115,10 @@ TopDownResult AnalyzeCounts(const MetricSet& set, const CountLookup& lookup,
       const Value v = evaluator.Evaluate(def->name, &trail);
       for (const std::string& note : trail.notes) {
         if (note.rfind(kEstimatedNotePrefix, 0) == 0 && node.estimated.empty()) node.estimated = kStaticRetireLatency;
+        if (note.rfind(kOlderFormulaNotePrefix, 0) == 0 && node.formula_version.empty()) {
+          const size_t end = note.find(": ");
+          node.formula_version = note.substr(sizeof(kOlderFormulaNotePrefix) - 1, end - (sizeof(kOlderFormulaNotePrefix) - 1));
+        }
       }
       if (v.measured) {
         node.value = v.number;

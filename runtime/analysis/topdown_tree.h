@@ -28,12 +28,19 @@ struct TreeNode {
   // Non-empty when the value rests on an estimate ("static retire latency"):
   // every output shows it beside the value.
   std::string estimated;
+  // Non-empty when the value (or one it is built on) came from an older TMA
+  // version's formula, because the recording lacks the current one's events:
+  // that version ("4.8 (perf 6.12)"), shown beside the value.
+  std::string formula_version;
   // The names it had before a TMA rename ("…DRAM_Bound" of "…L3_Miss_Bound"):
   // Find and compare match a tree that uses either.
   std::vector<std::string> former_names;
 
   std::string ShortName() const { return name.substr(name.rfind('.') + 1); }
 };
+
+// How outputs name a value's older formula: "formula of TMA 4.8 (perf 6.12)".
+std::string FormulaVersionText(const std::string& formula_version);
 
 struct Metric {
   std::string name;

@@ -125,6 +125,9 @@ MemoryChoice SelectMemory(const SelectionInput& input, std::vector<GroupRequest>
 MachineConstants ConstantsOf(const MachineInfo& machine) {
   MachineConstants constants;
   if (machine.smt_active >= 0) constants["SMT_on"] = machine.smt_active;
+  // td counts per thread: its counts are a whole core's only when SMT is off
+  // (perf's #core_wide), and then formulas need no thread-share events.
+  if (machine.smt_active == 0) constants["Core_Wide"] = 1;
   if (machine.cpu_revision >= 0) constants["CPU_Revision"] = machine.cpu_revision;
   if (machine.sockets > 0) constants["Sockets"] = machine.sockets;
   if (machine.persistent_memory >= 0) constants["Has_PMEM"] = machine.persistent_memory;

@@ -57,6 +57,7 @@ nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysi
                       {"critical", n.critical},
                       {"not_measured_because", n.why_not},
                       {"estimated", n.estimated.empty() ? json(nullptr) : json(n.estimated)},
+                      {"formula_version", n.formula_version.empty() ? json(nullptr) : json(n.formula_version)},
                       {"formerly", n.former_names}});
     }
     json metrics = json::object();

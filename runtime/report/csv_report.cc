@@ -16,6 +16,14 @@ void Row(std::string* out, const std::string& region, const char* kind, const st
                         flagged ? 1 : 0, critical ? 1 : 0);
 }
 
+// What a node's value rests on besides its counts (an estimate, an older
+// version's formula), "" when nothing.
+std::string NodeNote(const TreeNode& n) {
+  std::string note = n.estimated.empty() ? "" : "estimated: " + n.estimated;
+  if (!n.formula_version.empty()) note += (note.empty() ? "" : "; ") + FormulaVersionText(n.formula_version);
+  return note;
+}
+
 std::string Number(double v) { return absl::StrFormat("%.10g", v); }
 
 }  // namespace
@@ -52,6 +60,9 @@ std::string FormatCsvReport(const RunData& data, const RunAnalysis* analysis) {
     for (const TreeNode& n : result.tree) {
       Row(&out, region.path, "node", n.name, !n.value ? "" : n.no_samples ? "no samples" : Number(*n.value),
           n.flagged, n.critical);
+      if (const std::string note = NodeNote(n); n.value && !note.empty()) {
+        Row(&out, region.path, "node_note", n.name, CsvField(note));
+      }
     }
     for (const Metric& m : result.metrics) {
       Row(&out, region.path, "metric", m.name, m.no_samples ? "no samples" : Number(m.value));

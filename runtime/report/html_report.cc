@@ -96,7 +96,8 @@ void AppendTree(const TopDownResult& r, const std::string& parent, std::string* 
     absl::StrAppendFormat(out, "<details class=\"%s\" data-node=\"%s\"%s><summary title=\"%s\">%s — %s%s%s</summary>",
                           classes, HtmlEscape(n.name), n.critical ? " open" : "",
                           Tooltip(n.name), HtmlEscape(n.ShortName()), value,
-                          n.estimated.empty() ? "" : " (estimated: " + HtmlEscape(n.estimated) + ")",
+                          (n.estimated.empty() ? "" : " (estimated: " + HtmlEscape(n.estimated) + ")") +
+                              (n.formula_version.empty() ? "" : " (" + HtmlEscape(FormulaVersionText(n.formula_version)) + ")"),
                           n.flagged ? " (flagged)" : "");
     AppendTree(r, n.name, out);
     *out += "</details>\n";

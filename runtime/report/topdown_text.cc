@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -127,6 +128,18 @@ void AppendRegion(const std::string& label, const TopDownResult& result,
     }
   }
   if (!estimated.empty()) absl::StrAppendFormat(out, "  estimated: %s (%s)\n", kStaticRetireLatency, estimated);
+  // Nodes the recording could give only an older TMA version's formula, by version.
+  std::map<std::string, std::string> older;
+  for (const TreeNode& n : result.tree) {
+    if (n.value && !n.formula_version.empty() && (options.max_level == 0 || n.level <= options.max_level)) {
+      std::string& names = older[n.formula_version];
+      names += (names.empty() ? "" : ", ") + n.ShortName();
+    }
+  }
+  for (const auto& [version, names] : older) {
+    absl::StrAppendFormat(out, "  older formulas, TMA %s, where this recording lacks the current ones' events: %s\n",
+                          version, names);
+  }
 }
 
 }  // namespace

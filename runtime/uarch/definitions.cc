@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
+#include "runtime/uarch/definition_versions.h"
 #include "runtime/uarch/event_names.h"
 #include "runtime/base/byte_strings.h"
 #include "runtime/base/json_fields.h"
@@ -42,6 +43,11 @@ uint64_t EventDefinition::RawConfig1() const {
 }
 
 using nlohmann::json;
+
+const std::string& FormulaDefinition::VersionOf(size_t i) const {
+  static const std::string kCurrent;
+  return i < alternative_versions.size() ? alternative_versions[i] : kCurrent;
+}
 
 std::string FormulaDefinition::Parent() const {
   const size_t dot = name.rfind('.');
@@ -109,17 +115,35 @@ absl::Status FileError(const std::string& file, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrFormat("definitions %s: %s", file, what));
 }
 
-// The formulas that apply to `uarch`: a string, a list of alternatives, or an
-// object whose keys list uarchs ("icl icx tgl"). Empty when none applies.
-absl::StatusOr<std::vector<std::string>> FormulasFor(const json& formula, const std::string& uarch,
+// One alternative of a formula: its text, and the TMA version it follows when
+// that is an older one than its file's ("" for the file's own).
+struct FormulaText {
+  std::string text;
+  std::string version;
+};
+
+// The formulas that apply to `uarch`: a string, a list of alternatives (each
+// a string, or {"formula", "tma_version"} for an older version's form that a
+// recording of that version's events still gets), or an object whose keys
+// list uarchs ("icl icx tgl"). Empty when none applies.
+absl::StatusOr<std::vector<FormulaText>> FormulasFor(const json& formula, const std::string& uarch,
                                                      const std::string& where) {
-  auto as_list = [&where](const json& f) -> absl::StatusOr<std::vector<std::string>> {
-    if (f.is_string()) return std::vector<std::string>{f.get<std::string>()};
-    if (f.is_array() && !f.empty() &&
-        std::all_of(f.begin(), f.end(), [](const json& x) { return x.is_string(); })) {
-      return f.get<std::vector<std::string>>();
+  auto as_list = [&where](const json& f) -> absl::StatusOr<std::vector<FormulaText>> {
+    const absl::Status wrong = absl::InvalidArgumentError(
+        where + ": \"formula\" must be a string or a list of strings and {\"formula\", \"tma_version\"} objects");
+    const json list = f.is_array() ? f : json::array({f});
+    if (list.empty()) return wrong;
+    std::vector<FormulaText> out;
+    for (const json& x : list) {
+      if (x.is_string()) {
+        out.push_back({x.get<std::string>(), ""});
+      } else if (x.is_object() && x.value("formula", json()).is_string() && x.value("tma_version", json()).is_string()) {
+        out.push_back({x["formula"].get<std::string>(), x["tma_version"].get<std::string>()});
+      } else {
+        return wrong;
+      }
     }
-    return absl::InvalidArgumentError(where + ": \"formula\" must be a string or a list of strings");
+    return out;
   };
   if (!formula.is_object()) return as_list(formula);
   for (const auto& [keys, value] : formula.items()) {
@@ -128,7 +152,7 @@ absl::StatusOr<std::vector<std::string>> FormulasFor(const json& formula, const 
       if (key == uarch || key == "*") return as_list(value);
     }
   }
-  return std::vector<std::string>{};
+  return std::vector<FormulaText>{};
 }
 
 absl::StatusOr<NodeKind> KindFrom(const json& j, const std::string& where) {
@@ -180,12 +204,13 @@ absl::Status AddFormulas(const json& list, const std::string& file, const std::s
     def.family = file;
     const std::string where = absl::StrFormat("definitions %s: %s", file, def.name);
     if (!j.contains("formula")) return absl::InvalidArgumentError(where + ": no \"formula\"");
-    TD_ASSIGN_OR_RETURN(const std::vector<std::string> texts, FormulasFor(j["formula"], uarch, where));
+    TD_ASSIGN_OR_RETURN(const std::vector<FormulaText> texts, FormulasFor(j["formula"], uarch, where));
     if (texts.empty()) continue;  // not defined for this uarch
-    for (const std::string& text : texts) {
-      auto e = Expression::Parse(text);
+    for (const FormulaText& text : texts) {
+      auto e = Expression::Parse(text.text);
       if (!e.ok()) return absl::InvalidArgumentError(where + ": " + std::string(e.status().message()));
       def.alternatives.push_back(*std::move(e));
+      def.alternative_versions.push_back(text.version);
     }
     TD_RETURN_IF_ERROR(json_fields::GetOptionalInteger(j, "level", 0, &def.level, where, 0, 16));
     if (j.contains("threshold")) def.threshold = j["threshold"].get<double>();
@@ -317,16 +342,20 @@ absl::StatusOr<MetricSet> DefinitionLibrary::ForUarchUnchecked(const std::string
   bool specific = false;
   // Files that apply to every uarch ("*") first, so specific ones override;
   // extensions of a key (`td import-metrics --extend`: "source": {"extends"})
-  // last, so their encodings for this key replace a family-wide one.
-  for (int pass = 0; pass < 3; ++pass) {
+  // next, so their encodings for this key replace a family-wide one; a newer
+  // vendor tree (--supersede: "source": {"supersedes"}) last, laid over all.
+  for (int pass = 0; pass < 4; ++pass) {
     for (const File& file : files_) {
       const json& j = *file.json;
       const json uarchs = j.value("uarchs", json::object());
       const bool everywhere = uarchs.contains("*");
       const json source = j.value("source", json::object());
-      const bool extension = source.is_object() && source.contains("extends");
-      const int file_pass = everywhere ? 0 : extension ? 2 : 1;
+      const bool newer = source.is_object() && source.contains("supersedes");
+      const bool extension = !newer && source.is_object() && source.contains("extends");
+      const int file_pass = everywhere ? 0 : newer ? 3 : extension ? 2 : 1;
       if (pass != file_pass || !(everywhere || uarchs.contains(uarch))) continue;
+      // What td's own files follow, before the newer tree names its version.
+      const std::string older_version = set.tma_version.empty() ? "td's own formulas" : set.tma_version;
       *current_file = file.name;
       specific |= !everywhere;
       set.families.push_back(j.value("family", file.name));
@@ -377,6 +406,14 @@ absl::StatusOr<MetricSet> DefinitionLibrary::ForUarchUnchecked(const std::string
         event.config1 = encoding.value("config1", "");
         event.note = encoding.value("note", e.value("note", ""));
         AddEvent(std::move(event), &set.events);
+      }
+      if (newer) {
+        std::vector<FormulaDefinition> auxiliaries, nodes;
+        TD_RETURN_IF_ERROR(AddFormulas(j.value("auxiliaries", json()), file.name, uarch, "auxiliaries", &auxiliaries));
+        TD_RETURN_IF_ERROR(AddFormulas(j.value("nodes", json()), file.name, uarch, "nodes", &nodes));
+        LayNewerFormulas(std::move(auxiliaries), older_version, &set.auxiliaries);
+        LayNewerFormulas(std::move(nodes), older_version, &set.nodes);
+        continue;
       }
       if (auto s = AddFormulas(j.value("auxiliaries", json()), file.name, uarch, "auxiliaries",
                                &set.auxiliaries, extension);

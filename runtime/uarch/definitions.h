@@ -50,6 +50,14 @@ struct FormulaDefinition {
   std::vector<std::string> former_names;
   // Non-empty (kStaticRetireLatency) when the value may rest on an estimate.
   std::string estimated;
+  // Per alternative, the older TMA version it follows ("4.8 (perf 6.12)"),
+  // "" for the current one: a value an older formula gives shows it. Older
+  // forms come from the file ({"formula", "tma_version"}) or from td's own
+  // definitions under a newer vendor tree (definition_versions.h).
+  std::vector<std::string> alternative_versions;
+
+  // The version of alternative `i`, "" when current.
+  const std::string& VersionOf(size_t i) const;
 
   // "Backend_Bound" for "Backend_Bound.Memory_Bound"; empty at Level 1.
   std::string Parent() const;

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "runtime/uarch/event_names.h"
 #include "runtime/uarch/perf_metrics_importer.h"
 
 namespace td::perf_import {
@@ -74,7 +75,13 @@ absl::StatusOr<std::string> Importer::RetireLatency(const std::string& normalize
   auto found = events_.find(normalized);
   if (found == events_.end()) return absl::UnimplementedError("retire latency of " + normalized + ", an event in none of the event files");
   if (!found->second.retire_latency_mean) {
-    return absl::UnimplementedError("retire latency of " + found->second.name + ": its event file gives no RetirementLatencyMean");
+    // No mean to stand in: the term is a value only a recording or case can
+    // bring (a count named EVENT:R); without one the node says so.
+    const std::string name = found->second.name + ":R";
+    json entry = {{"name", name},
+                  {"note", "a sampled retire latency (perf stat --record-tpebs); the vendor data give no mean "
+                           "(RetirementLatencyMean) to use without one"}};
+    return Declare(NormalizeEventName(name), name, std::move(entry));
   }
   // A constant of the key: td has no sampled retire latency unless a recording
   // brings one under this name (the evaluator prefers that, and notes which).

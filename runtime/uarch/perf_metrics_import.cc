@@ -218,7 +218,8 @@ absl::StatusOr<std::string> Importer::Path(const std::string& metric, std::set<s
     if (!parent_path.ok()) return absl::InvalidArgumentError("its parent " + parent + " was skipped");
     const std::string parent_former = former_paths_.count(parent) ? former_paths_.at(parent) : *parent_path;
     const std::string old_name = RenamedFrom(metric);
-    if (!old_name.empty() && td_ != nullptr && td_->FindNode(*parent_path + "." + old_name) != nullptr) {
+    if (!old_name.empty() && td_ != nullptr && !options_.supersede &&
+        td_->FindNode(*parent_path + "." + old_name) != nullptr) {
       path = old_name;  // td's own node under its older name is this one: never a twin beside it
     }
     former = parent_former + "." + (old_name.empty() ? path : old_name);
@@ -393,7 +394,11 @@ absl::StatusOr<PerfImportResult> ImportPerfMetrics(const std::vector<PerfInputFi
                          j["uarchs"].contains(options.uarch);
     const bool extension = defines && j.contains("source") && j["source"].is_object() &&
                            j["source"].value("extends", "") == options.uarch;
-    if (options.extend && extension) continue;
+    // A newer tree laid over the key (--supersede) is never what an import builds on;
+    // --supersede builds on td's own files and their depth extension.
+    const bool newer = defines && j.contains("source") && j["source"].is_object() &&
+                       j["source"].value("supersedes", "") == options.uarch;
+    if (newer || (options.extend && extension && !options.supersede)) continue;
     // An earlier import of the key (scripts/regenerate_vendor.sh's files) is what this one replaces.
     const bool imported = defines && !extension && j.contains("source") && j["source"].is_object() &&
                           j["source"].value("tool", "") == "td import-metrics";

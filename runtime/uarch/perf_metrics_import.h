@@ -94,6 +94,12 @@ struct PerfImportOptions {
   // replaced; an event td encodes otherwise than this CPU's event file is
   // declared with this CPU's encoding, which holds for this key only).
   bool extend = false;
+  // With `extend`: the vendor's whole tree for one of td's own keys, newer
+  // formulas than td's. Every node is written, under the vendor's current
+  // names (a renamed one lists td's name as "formerly"); the loader puts its
+  // formula first and keeps td's as the older version's fallback, used and
+  // labelled when a recording lacks the newer formula's events.
+  bool supersede = false;
 };
 
 struct PerfImportResult {

@@ -163,7 +163,7 @@ absl::StatusOr<PerfImportResult> Importer::Run(const std::vector<PerfInputFile>&
   const std::vector<std::string> order = TreeOrder();
   for (const std::string& metric : order) (void)Formula(metric);
   json nodes = KeptNodes(order);
-  if (td_ != nullptr) {
+  if (td_ != nullptr && !options_.supersede) {
     // td's own nodes stay td's: only the ones it lacks are written, under
     // its nodes (their formulas name td's nodes by the same names).
     nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
@@ -233,20 +233,24 @@ nlohmann::json Importer::Definition(const json& nodes, const json& auxiliaries, 
   const std::string family_prefix = vendor == "AuthenticAMD" ? "amd_" : vendor == "GenuineIntel" ? "intel_" : "";
   const std::string kernel = options_.kernel.empty() ? "unknown" : options_.kernel;
   const std::string what =
-      td_ == nullptr ? "" : absl::StrFormat(" The Top-Down nodes td's own definitions of %s lack, under td's nodes; "
+      td_ == nullptr ? "" : options_.supersede ? absl::StrFormat(
+          " The vendor's whole tree for %s, under its current names: each node's formula comes first and td's own "
+          "for it stays as the older version's fallback, used (and labelled with that version) where a recording "
+          "lacks this formula's events.", options_.uarch) : absl::StrFormat(" The Top-Down nodes td's own definitions of %s lack, under td's nodes; "
                                             "td's own nodes and auxiliaries are never replaced (the loader refuses it); an "
                                             "event td's table encodes otherwise than this CPU's event file gets this "
                                             "CPU's encoding, for this key only.",
                                             options_.uarch);
   json def;
-  def["family"] = family_prefix + options_.uarch + (td_ == nullptr ? "_from_perf" : "_depth_from_perf");
+  def["family"] = family_prefix + options_.uarch +
+                  (td_ == nullptr ? "_from_perf" : options_.supersede ? "_vendor_tma" : "_depth_from_perf");
   def["description"] = absl::StrFormat(
       "Imported by `td import-metrics%s` from %s%s: %s.%s %d Top-Down nodes "
       "(Levels %d-%d), %d auxiliaries, %d events; %d metrics or rules not translated (listed in \"notes\"). "
       "Formulas and thresholds are perf's (MetricExpr, MetricThreshold) in td's expression language; event "
       "encodings are the event files' EventCode/UMask/CounterMask/EdgeDetect/Invert/AnyThread as "
       "perf_event_attr.config.",
-      td_ == nullptr ? "" : " --extend",
+      td_ == nullptr ? "" : options_.supersede ? " --supersede" : " --extend",
       options_.origin.empty() ? "Linux perf's pmu-events JSON (kernel " + kernel : options_.origin + " (perf's format",
       (options_.pmu.empty() ? "" : ", PMU " + options_.pmu) + ")" + RetireLatencyText(),
       absl::StrJoin(options_.paths, " ", [](std::string* out, const std::string& p) { out->append(PathInKernelTree(p)); }),
@@ -259,7 +263,7 @@ nlohmann::json Importer::Definition(const json& nodes, const json& auxiliaries, 
   if (options_.origin.empty()) def["source"]["kernel"] = kernel;
   if (!options_.origin.empty()) def["source"]["origin"] = options_.origin;
   if (!options_.pmu.empty()) def["source"]["pmu"] = options_.pmu;
-  if (td_ != nullptr) def["source"]["extends"] = options_.uarch;
+  if (td_ != nullptr) def["source"][options_.supersede ? "supersedes" : "extends"] = options_.uarch;
   def["notes"] = skipped_;
   def["uarchs"] = {{options_.uarch, uarch}};
   def["events"] = events;

@@ -21,7 +21,7 @@ assert len(bars) == 8, f"expected 8 bar segments (4 per region), got {len(bars)}
 for b in bars:
     assert abs(b["expected"] - b["actual"]) <= 1, f"segment {b} is off by more than 1 px"
 # The flagged path: highlighted (critical), flagged, and open.
-for node in ("Backend_Bound", "Backend_Bound.Memory_Bound", "Backend_Bound.Memory_Bound.DRAM_Bound"):
+for node in ("Backend_Bound", "Backend_Bound.Memory_Bound", "Backend_Bound.Memory_Bound.L3_Miss_Bound"):
     pattern = r'<details class="node flagged critical" data-node="%s" open="">' % re.escape(node)
     assert re.search(pattern, dom), f"{node} is not shown as the flagged path"
 assert 'data-node="Backend_Bound.Memory_Bound.Store_Bound"' in dom

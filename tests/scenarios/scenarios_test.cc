@@ -419,7 +419,7 @@ TEST(Scenario, ReplayBackendReportsTheRecordingWithItsTopDownTrees) {
   EXPECT_TRUE(run.reports.empty()) << "the recording is reported, not re-recorded";
   EXPECT_NE(run.err.find("td: replaying " + fixture), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("Top-Down (skl)"), std::string::npos) << run.err;
-  EXPECT_NE(run.err.find("▶ Backend_Bound 78.0% › Memory_Bound 63.8% › DRAM_Bound 40.0% of cycles"),
+  EXPECT_NE(run.err.find("▶ Backend_Bound 78.0% › Memory_Bound 63.8% › L3_Miss_Bound 40.0% of cycles"),
             std::string::npos)
       << run.err;
   EXPECT_NE(run.err.find("▶ Backend_Bound 48.0% › Core_Bound 41.4%"), std::string::npos);

@@ -16,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "runtime/counters/perf_event_backend.h"
+#include "runtime/machine/machine_info.h"
 #include "runtime/uarch/definitions.h"
 #include "tests/unit/fake_sysfs.h"
 
@@ -151,6 +152,14 @@ TEST(SelectEvents, ImpossibleGroupIsAnErrorAndTheRestStillCounts) {
   EXPECT_EQ(s.groups[0][0].name, "instructions");
 }
 
+// A machine with SMT off: its counts are whole cores' (perf's #core_wide), so
+// TMA 5's pre-Ice-Lake formulas need no thread-share events.
+MachineConstants SmtOff() {
+  MachineInfo machine;
+  machine.smt_active = 0;
+  return ConstantsOf(machine);
+}
+
 SelectionInput SkxInput(const FakeSysfs& sysfs) {
   static const MetricSet* skx = new MetricSet(Metrics("skx"));
   SelectionInput input;
@@ -159,6 +168,8 @@ SelectionInput SkxInput(const FakeSysfs& sysfs) {
   input.library = &Library();
   input.level = 1;
   input.sysfs_devices = sysfs.path();
+  input.machine_constants = SmtOff();
+  input.plan.smt_on = false;  // all of the core's counters
   return input;
 }
 
@@ -368,6 +379,7 @@ SelectionInput ProbedSkylake(const FakeSysfs& sysfs, int level) {
   SelectionInput input = WithPmu("skl", level);
   input.sysfs_devices = sysfs.path();  // no kernel topdown events: the files' own forms
   input.memory = MemoryMode::kOff;
+  input.machine_constants = SmtOff();
   return input;
 }
 
@@ -390,7 +402,7 @@ TEST(ProbedPmu, NodesNeedingAnEventThatDoesNotOpenAreLeftOutAndTheRestPlanned) {
   EXPECT_TRUE(s.errors.empty()) << s.errors.front();
   // Bad_Speculation, Retiring, Backend_Bound and Frontend_Bound.Fetch_Latency remain.
   EXPECT_EQ(EventNames(s), (std::set<std::string>{"UOPS_ISSUED.ANY", "UOPS_RETIRED.RETIRE_SLOTS",
-                                                  "INT_MISC.RECOVERY_CYCLES_ANY", "CPU_CLK_UNHALTED.THREAD_ANY",
+                                                  "INT_MISC.RECOVERY_CYCLES", "CPU_CLK_UNHALTED.THREAD",
                                                   "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE"}));
   ASSERT_EQ(s.notices.size(), 1u);
   EXPECT_EQ(s.notices[0],
@@ -567,17 +579,22 @@ TEST(ProbedPmu, SelectForThisMachineProbesWithTheInjectedOpen) {
   machine_pmu = nullptr;
   EXPECT_TRUE(s.errors.empty()) << s.errors.front();
   EXPECT_EQ(s.not_opened, (std::map<std::string, std::string>{{"IDQ_UOPS_NOT_DELIVERED.CORE", "ENOENT"}}));
-  EXPECT_EQ(EventNames(s), (std::set<std::string>{"UOPS_ISSUED.ANY", "UOPS_RETIRED.RETIRE_SLOTS",
-                                                  "INT_MISC.RECOVERY_CYCLES_ANY", "CPU_CLK_UNHALTED.THREAD_ANY"}));
-  for (const auto& group : s.groups) EXPECT_LE(group.size(), 2u);
-  // Bad_Speculation's four events split over two groups; Retiring's two,
-  // which share one event with each, read together in a third.
-  EXPECT_EQ(s.groups.size(), 3u);
-  // Skylake level 1 needs 5 distinct events, each opened once; then the
-  // capacity probe's branch instructions: 2 open, the third is refused.
-  ASSERT_EQ(pmu.opened.size(), 5u + 3u);
-  EXPECT_EQ(pmu.opened[5], absl::StrFormat("%d:%x", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS));
-  EXPECT_EQ(std::count(pmu.opened.begin(), pmu.opened.end(), pmu.opened[5]), 3);
+  // TMA 5.01's core clocks follow this machine's SMT: per thread with SMT on
+  // (or unknown), Skylake needs the thread's share of the core's cycles.
+  const int smt = DescribeThisMachine().smt_active;
+  std::set<std::string> wanted = {"UOPS_ISSUED.ANY", "UOPS_RETIRED.RETIRE_SLOTS", "CPU_CLK_UNHALTED.THREAD",
+                                  smt == 1 ? "INT_MISC.RECOVERY_CYCLES_ANY" : "INT_MISC.RECOVERY_CYCLES"};
+  if (smt != 0) wanted.insert({"CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", "CPU_CLK_UNHALTED.REF_XCLK"});
+  EXPECT_EQ(EventNames(s), wanted);
+  // Cycles take the fixed counter; the general-purpose events split over groups of two.
+  for (const auto& group : s.groups) EXPECT_LE(GeneralPurposeEvents(group, Metrics("skl").counters, false), 2);
+  EXPECT_GE(s.groups.size(), 2u);
+  // Each of Level 1's distinct events (the refused one too) is opened once;
+  // then the capacity probe's branch instructions: 2 open, the third is refused.
+  const size_t distinct = wanted.size() + 1;
+  ASSERT_EQ(pmu.opened.size(), distinct + 3u);
+  EXPECT_EQ(pmu.opened[distinct], absl::StrFormat("%d:%x", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS));
+  EXPECT_EQ(std::count(pmu.opened.begin(), pmu.opened.end(), pmu.opened[distinct]), 3);
   bool said = false;
   for (const std::string& n : s.notices) {
     said |= n.rfind("the PMU offers 2 general-purpose counters where skl's definitions say", 0) == 0;

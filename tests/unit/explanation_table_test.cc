@@ -16,10 +16,10 @@ namespace {
 TEST(ExplanationTable, EmbeddedTableLoadsEveryNode) {
   auto table = EmbeddedExplanationTable();
   ASSERT_TRUE(table.ok()) << table.status();
-  EXPECT_EQ(table->size(), 156u);
+  EXPECT_EQ(table->size(), 157u);
   EXPECT_EQ(table->front().node, "Frontend_Bound");
-  EXPECT_EQ(table->back().node, "L1_Latency_Dependency");
-  EXPECT_EQ(AllExplanations().size(), 156u + DiagnosisKinds().size());
+  EXPECT_EQ(table->back().node, "L1_Latency_Capacity");
+  EXPECT_EQ(AllExplanations().size(), 157u + DiagnosisKinds().size());
 }
 
 // The loader's error for `text`, or "" when it loads.

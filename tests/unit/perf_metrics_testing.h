@@ -27,6 +27,19 @@
 
 namespace td::perf_testing {
 
+// td's own definition files without the vendor's newer trees laid over them
+// (intel_vendor_*.json, "source": {"supersedes"}): the formulas perf 6.12
+// has, which stay in td as the older version's fallback.
+inline std::vector<std::pair<std::string, std::string>> OwnDefinitionFiles() {
+  std::vector<std::pair<std::string, std::string>> own;
+  for (const auto& [name, text] : EmbeddedDefinitionFiles()) {
+    const nlohmann::json j = nlohmann::json::parse(text);
+    if (j.contains("source") && j["source"].is_object() && j["source"].contains("supersedes")) continue;
+    own.emplace_back(name, text);
+  }
+  return own;
+}
+
 // perf's expressions in td's language: the product's translator.
 inline absl::StatusOr<std::string> Translate(const std::string& e) { return TranslatePerfExpression(e); }
 

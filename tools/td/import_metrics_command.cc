@@ -28,9 +28,11 @@ int ImportMetrics(const cli::Command& self, const cli::Args& args) {
                         .Value("--retire-latencies", &latencies)
                         .Value("--out", &out)
                         .Switch("--extend", &options.extend)
+                        .Switch("--supersede", &options.supersede)
                         .Parse(args, &inputs);
   if (done) return *done;
   if (options.uarch.empty()) return cli::Misuse("import-metrics needs --uarch KEY, the key the imported CPU gets (e.g. srf)");
+  options.extend |= options.supersede;
   if (options.extend && !cpus.empty()) return cli::Misuse("--extend adds nodes to a key td already recognises: leave out --cpu");
   if (inputs.empty()) return cli::WrongOperands(self, "perf's metrics file and event files, or their directory");
   if (!options.hybrid.empty() && options.pmu.empty()) return cli::Misuse("--hybrid names the whole part of a --pmu's core: give --pmu too");
@@ -66,7 +68,7 @@ int ImportMetrics(const cli::Command& self, const cli::Args& args) {
   std::fprintf(stderr,
                "td import-metrics: %s: %d %snodes (Levels %d-%d), %d auxiliaries, %d events, %zu not translated; "
                "%s%s\n",
-               options.uarch.c_str(), result->nodes, options.extend ? "more " : "", result->min_level, result->max_level, result->auxiliaries, result->events,
+               options.uarch.c_str(), result->nodes, options.supersede ? "laid-over " : options.extend ? "more " : "", result->min_level, result->max_level, result->auxiliaries, result->events,
                result->skipped.size(),
                (!options.origin.empty() ? options.origin
                 : "kernel " + (options.kernel.empty() ? std::string("unknown (give it with --kernel)") : options.kernel))
@@ -80,7 +82,7 @@ int ImportMetrics(const cli::Command& self, const cli::Args& args) {
 const cli::Command kImportMetricsCommand = {
     "import-metrics",
     "import-metrics --uarch KEY [--cpu VENDOR:FAMILY:MODEL,…] [--pmu PMU] [--kernel VERSION]\n"
-    "               [--libpfm-pmu NAME] [--extend] [--tma-version V] [--hybrid PART]\n"
+    "               [--libpfm-pmu NAME] [--extend | --supersede] [--tma-version V] [--hybrid PART]\n"
     "               [--origin TEXT] [--retire-latencies DIR_OR_FILE] [--out FILE] DIR_OR_FILE…",
     "a td definition file from Linux perf's metric and event JSON for one CPU",
     "Translates Linux perf's pmu-events JSON for one CPU (tools/perf/pmu-events/arch/…:\n"
@@ -104,6 +106,9 @@ const cli::Command kImportMetricsCommand = {
     "  --extend           KEY is one of td's own: write only the Top-Down nodes td's\n"
     "                     definitions of it lack (deeper levels), under td's nodes, with\n"
     "                     the auxiliaries and events they need that td does not have\n"
+    "  --supersede        KEY is one of td's own and the files a newer TMA version: the\n"
+    "                     vendor's whole tree, laid over td's when loaded (td's formulas\n"
+    "                     stay as the older version's fallback, labelled when used)\n"
     "  --tma-version V    the TMA version of the formulas (5.2), shown by td uarchs\n"
     "  --hybrid PART      with --pmu: the whole part's key (mtl), so td picks this key for\n"
     "                     that PMU's counts on such a CPU\n"
