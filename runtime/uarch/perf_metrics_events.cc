@@ -175,7 +175,8 @@ absl::StatusOr<std::string> Importer::Event(const std::string& normalized, const
     }
     applied.code = code;
     applied.umask = umask;
-    const uint64_t config = RawConfigOf(applied);
+    // Arm's events are their number, implementation-defined ones (0x8000 up) too.
+    const uint64_t config = IsArm() ? applied.code : RawConfigOf(applied);
     entry["encoding"] = {{"config", absl::StrFormat("0x%x", config)}};
   }
   if (modifiers.empty()) {

@@ -69,7 +69,7 @@ absl::Status Importer::Load(const std::vector<PerfInputFile>& files) {
       for (const json& e : j) {
         if (!e.is_object()) continue;
         metrics |= (e.contains("MetricName") || e.contains("ArchStdEvent")) && e.contains("MetricExpr");
-        events |= e.contains("EventName");
+        events |= e.contains("EventName") || e.contains("ArchStdEvent");  // arm64 event files name common events
       }
     }
     if (!metrics && !events) {

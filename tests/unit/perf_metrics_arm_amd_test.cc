@@ -202,6 +202,30 @@ TEST(PerfMetricsArm, SbsaWithV1MatchesTdsNeoverseV1AndN2NeedsTheHandWrittenKey) 
   EXPECT_EQ(cpuid_skips, 3);
 }
 
+// An arm64 core directory: event files of ArchStdEvent names (Arm's numbers)
+// and implementation-defined events, whose EventCode is the config itself.
+TEST(PerfMetricsArm, EventFilesBesideTheMetricsGiveImplementationDefinedEvents) {
+  const json metrics = {{{"MetricName", "frontend_bound"}, {"MetricGroup", "TopdownL1"}, {"ScaleUnit", "100%"},
+                         {"MetricExpr", "IMPL_STALL / CPU_CYCLES"}},
+                        {{"ArchStdEvent", "retiring"}, {"MetricGroup", "TopdownL1"},
+                         {"MetricExpr", "OP_RETIRED / (#slots * CPU_CYCLES)"}}};
+  const json events = {{{"ArchStdEvent", "CPU_CYCLES"}}, {{"EventName", "IMPL_STALL"}, {"EventCode", "0x8123"}}};
+  PerfImportOptions options;
+  options.uarch = "toy_arm";
+  options.slots = 4;
+  auto result = ImportPerfMetrics({{"metrics.json", metrics.dump(), true}, {"pipeline.json", events.dump(), true}}, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  // retiring: no standard metric among the inputs, but all it needs in its own entry.
+  EXPECT_EQ(result->nodes, 2);
+  std::map<std::string, std::string> configs;
+  for (const json& e : result->definition["events"]) configs[e["name"]] = e["encoding"]["config"];
+  EXPECT_EQ(configs["IMPL_STALL"], "0x8123");
+  EXPECT_EQ(configs["CPU_CYCLES"], "0x11");
+  EXPECT_EQ(configs["OP_RETIRED"], "0x3a");
+  EXPECT_EQ(result->definition["uarchs"]["toy_arm"]["constants"]["Pipeline_Width"], 4);
+  EXPECT_EQ(result->definition["counters"]["cycles"], "0x11");
+}
+
 // Zen 4/5's counts: the dispatch slots split among frontend, backend, SMT
 // contention and dispatched ops; retired within dispatched, parts within wholes.
 Counts AmdVector(std::mt19937_64& rng, double width) {
