@@ -195,6 +195,16 @@ std::string TdNodeNameForPerf(std::string_view perf_metric) {
       {"mem_bandwidth", "MEM_Bandwidth"}, {"mem_latency", "MEM_Latency"},
       {"ifetch_latency", "Fetch_Latency"},  // Gracemont/Crestmont's Level 2, as td names it
       {"ifetch_bandwidth", "Fetch_Bandwidth"}, {"c01_wait", "C01_WAIT"}, {"c02_wait", "C02_WAIT"},
+      // AMD's pipeline utilisation Level 2 (perf's amdzen4 names, then amdzen5's), as td's amd_zen.json names them.
+      {"frontend_bound_latency", "Fetch_Latency"}, {"frontend_bound_by_latency", "Fetch_Latency"},
+      {"frontend_bound_bandwidth", "Fetch_Bandwidth"}, {"frontend_bound_by_bandwidth", "Fetch_Bandwidth"},
+      {"bad_speculation_mispredicts", "Branch_Mispredicts"}, {"bad_speculation_from_mispredicts", "Branch_Mispredicts"},
+      {"bad_speculation_pipeline_restarts", "Machine_Clears"},
+      {"bad_speculation_from_pipeline_restarts", "Machine_Clears"},
+      {"backend_bound_memory", "Memory_Bound"}, {"backend_bound_by_memory", "Memory_Bound"},
+      {"backend_bound_cpu", "Core_Bound"}, {"backend_bound_by_cpu", "Core_Bound"},
+      {"retiring_fastpath", "Light_Operations"}, {"retiring_from_fastpath", "Light_Operations"},
+      {"retiring_microcode", "Heavy_Operations"}, {"retiring_from_microcode", "Heavy_Operations"},
   };
   if (auto it = whole->find(s); it != whole->end()) return it->second;
   // Words TMA writes as acronyms.

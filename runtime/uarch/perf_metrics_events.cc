@@ -64,6 +64,14 @@ absl::StatusOr<std::string> Importer::Literal(const std::string& literal) {
       {"#core_wide", "Core_Wide"},  // 0: td counts per thread, as perf does without -a
       {"#has_pmem", "Has_PMEM"},    // set by td from the machine (or the case's persistent_memory)
   };
+  if (literal == "#slots") {
+    // Arm: the slots per cycle perf reads from the PMU's caps/slots in sysfs.
+    if (options_.slots <= 0) {
+      return absl::UnimplementedError("perf's #slots (the core's slots per cycle, its PMU's caps/slots): give it with --slots N");
+    }
+    used_literals_.insert("Pipeline_Width");
+    return std::string("Pipeline_Width");
+  }
   if (auto it = kKnown.find(literal); it != kKnown.end()) {
     used_literals_.insert(it->second);
     return it->second;
@@ -106,6 +114,10 @@ absl::StatusOr<std::string> Importer::Event(const std::string& normalized, const
   if (known != nullptr && !EncodedOtherwise(*known, normalized)) {
     formula_names_[normalized] = known->name;
     return known->name;
+  }
+  if (absl::StatusOr<json> vendor = VendorEvent(normalized); vendor.ok()) {
+    const std::string name = (*vendor)["name"].get<std::string>();
+    return Declare(normalized, name, *std::move(vendor));
   }
   const size_t colon = normalized.find(':');
   const std::string base = normalized.substr(0, colon);
@@ -170,7 +182,8 @@ absl::StatusOr<std::string> Importer::Event(const std::string& normalized, const
     }
     applied.code = code;
     applied.umask = umask;
-    const uint64_t config = RawConfigOf(applied);
+    // Arm's events are their number, implementation-defined ones (0x8000 up) too.
+    const uint64_t config = IsArm() ? applied.code : RawConfigOf(applied);
     entry["encoding"] = {{"config", absl::StrFormat("0x%x", config)}};
   }
   if (modifiers.empty()) {

@@ -68,8 +68,8 @@ absl::Status Importer::Load(const std::vector<PerfInputFile>& files) {
     if (j.is_array()) {
       for (const json& e : j) {
         if (!e.is_object()) continue;
-        metrics |= e.contains("MetricName") && e.contains("MetricExpr");
-        events |= e.contains("EventName");
+        metrics |= (e.contains("MetricName") || e.contains("ArchStdEvent")) && e.contains("MetricExpr");
+        events |= e.contains("EventName") || e.contains("ArchStdEvent");  // arm64 event files name common events
       }
     }
     if (!metrics && !events) {
@@ -89,6 +89,7 @@ absl::Status Importer::Load(const std::vector<PerfInputFile>& files) {
         "no perf metrics file among the inputs (a JSON list of MetricName/MetricExpr entries, e.g. "
         "arch/x86/sierraforest/srf-metrics.json)");
   }
+  ResolveArchStdMetrics(&metric_lists);
   // Hybrid files hold the metrics of several PMUs under the same names.
   std::set<std::string> units;
   for (const json& list : metric_lists) {
@@ -108,7 +109,9 @@ absl::Status Importer::Load(const std::vector<PerfInputFile>& files) {
     return absl::InvalidArgumentError("no metrics of PMU " + options_.pmu + "; the files have " +
                                       absl::StrJoin(units, ", "));
   }
-  static const std::regex kLevel("^(?:TopdownL|tma_L)([1-9])(?:_group)?$");
+  // Intel's tma_* metrics carry TopdownLn or tma_Ln_group; Arm's (sbsa.json)
+  // TopdownL1, AMD's PipelineL1/L2, on names without a prefix.
+  static const std::regex kLevel("^(?:TopdownL|tma_L|PipelineL)([1-9])(?:_group)?$");
   for (const json& list : metric_lists) {
     for (const json& m : list) {
       if (!m.is_object() || !m.contains("MetricName") || !m.contains("MetricExpr")) continue;
@@ -122,10 +125,14 @@ absl::Status Importer::Load(const std::vector<PerfInputFile>& files) {
       e.scale_unit = StringField(m, "ScaleUnit");
       e.brief = StringField(m, "BriefDescription");
       e.groups = absl::StrSplit(StringField(m, "MetricGroup"), ';', absl::SkipEmpty());
-      if (e.name.rfind("tma_", 0) == 0 && e.name.rfind("tma_info_", 0) != 0) {
+      const bool tma = e.name.rfind("tma_", 0) == 0;
+      if (!tma || e.name.rfind("tma_info_", 0) != 0) {
         for (const std::string& g : e.groups) {
           std::smatch match;
-          if (std::regex_match(g, match, kLevel)) e.level = std::stoi(match[1].str());
+          if (!std::regex_match(g, match, kLevel) || (!tma && g.rfind("tma_", 0) == 0)) continue;
+          e.level = std::stoi(match[1].str());
+          amd_ |= g.rfind("PipelineL", 0) == 0;
+          arm_ |= !tma && g.rfind("TopdownL", 0) == 0;  // Intel's Top-Down metrics are all tma_*
         }
       }
       metric_order_.push_back(e.name);
@@ -204,7 +211,8 @@ absl::StatusOr<std::string> Importer::Path(const std::string& metric, std::set<s
   if (m.level > 1) {
     std::string parent;
     for (const std::string& g : m.groups) {
-      if (g.size() <= 10 || g.rfind("tma_", 0) != 0 || g.compare(g.size() - 6, 6, "_group") != 0) continue;
+      // "tma_PARENT_group" (Intel), "PARENT_group" (AMD).
+      if (g.size() <= 6 || g.compare(g.size() - 6, 6, "_group") != 0) continue;
       const std::string candidate = g.substr(0, g.size() - 6);
       auto it = metrics_.find(candidate);
       if (it == metrics_.end() || it->second.level == 0) continue;
@@ -299,7 +307,7 @@ absl::StatusOr<std::string> Importer::Formula(const std::string& metric) {
   absl::StatusOr<std::string> result;
   if (node && !paths_.count(metric)) {
     result = absl::InvalidArgumentError("not placed in the tree");
-  } else if (node && !m.scale_unit.empty() && m.scale_unit != "100%") {
+  } else if (node && !m.scale_unit.empty() && m.scale_unit.rfind("100%", 0) != 0 && m.scale_unit.rfind("1percent", 0) != 0) {
     result = absl::UnimplementedError("ScaleUnit \"" + m.scale_unit + "\" (td's nodes are fractions)");
   } else {
     std::string depends_on;
@@ -307,6 +315,8 @@ absl::StatusOr<std::string> Importer::Formula(const std::string& metric) {
     if (!result.ok() && !depends_on.empty()) {
       result = absl::Status(result.status().code(), "it uses " + depends_on + ", which was skipped");
     }
+    // Arm's "1percent of slots": perf's expression gives percent, td's nodes fractions.
+    if (result.ok() && node && m.scale_unit.rfind("1percent", 0) == 0) result = "(" + *result + ") / 100";
     if (result.ok()) {
       if (absl::StatusOr<Expression> parsed = Expression::Parse(*result); !parsed.ok()) {
         result = absl::InvalidArgumentError("translated to \"" + *result + "\", which td cannot read: " +

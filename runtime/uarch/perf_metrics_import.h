@@ -66,12 +66,14 @@ struct PerfInputFile {
 absl::StatusOr<std::vector<PerfInputFile>> ReadPerfInputs(const std::vector<std::string>& paths);
 
 struct PerfCpu {
-  std::string vendor;  // "GenuineIntel"
+  std::string vendor;  // "GenuineIntel"; an Arm implementer code ("0x41")
   int family = 0;
   int model = 0;
+  int part = -1;  // Arm: the MIDR's part number (0xd84), -1 for x86
 };
 
-// "GenuineIntel:6:173" or "GenuineIntel:6:0xad".
+// "GenuineIntel:6:173" or "GenuineIntel:6:0xad"; Arm "0x41:0xd84"
+// (implementer:part, as the MIDR has them).
 absl::StatusOr<PerfCpu> ParsePerfCpu(const std::string& text);
 
 struct PerfImportOptions {
@@ -81,6 +83,7 @@ struct PerfImportOptions {
   std::string kernel;            // the kernel version the files come from ("6.12.117")
   std::string libpfm_pmu;        // libpfm4's PMU for events td's table cannot encode
   std::vector<std::string> paths;  // the inputs as given, for the description
+  int slots = 0;                 // perf's #slots (Arm: the PMU's caps/slots), 0 when not given
   std::string tma_version;       // the TMA version of the formulas ("5.2"), written as the key's tma_version
   std::string hybrid;            // with `pmu`: the whole part's key ("mtl"), written in each "cpus" entry
   // Where the files come from, when not a kernel tree ("Intel perfmon 6dadedf,

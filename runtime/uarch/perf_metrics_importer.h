@@ -77,6 +77,16 @@ class Importer {
   // Records a declared event; returns `formula_name`, the name formulas use.
   std::string Declare(const std::string& normalized, const std::string& formula_name, json entry);
 
+  // perf_metrics_arm_amd.cc
+  // arm64 metrics named by "ArchStdEvent": the standard metric of that name
+  // (sbsa.json) with the CPU's fields over it, placed before the others.
+  void ResolveArchStdMetrics(std::vector<json>* lists);
+  bool IsArm() const;
+  // An event the event files do not encode: Arm's common event numbers, or
+  // (AMD without event files) td's own AMD encoding. NotFound otherwise.
+  absl::StatusOr<json> VendorEvent(const std::string& normalized) const;
+  static json ArmCounters();
+
   // perf_metrics_output.cc
   std::vector<std::string> TreeOrder() const;  // depth-first, Level 1 in TMA's order
   json KeptNodes(const std::vector<std::string>& order);
@@ -106,6 +116,8 @@ class Importer {
   std::map<std::string, double> retire_latencies_;  // "MEM_INST_RETIRED.LOCK_LOADS:R" -> mean cycles
   std::map<std::string, double> used_retire_latencies_;  // those the kept nodes reach: the key's constants
   std::vector<json> sources_;
+  bool arm_ = false;  // arm64 files: ArchStdEvent entries met
+  bool amd_ = false;  // AMD's pipeline files: PipelineL groups met
 };
 
 }  // namespace td::perf_import

@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -76,8 +77,14 @@ absl::StatusOr<PerfCpu> ParsePerfCpu(const std::string& text) {
     *out = static_cast<int>(v);
     return true;
   };
+  if (parts.size() == 2 && absl::StartsWithIgnoreCase(parts[0], "0x") && number(parts[0], &cpu.family) &&
+      number(parts[1], &cpu.part)) {
+    cpu.vendor = absl::StrFormat("0x%02x", cpu.family);  // Arm: implementer and part, as "cpus" spells them
+    cpu.family = 0;
+    return cpu;
+  }
   if (parts.size() != 3 || parts[0].empty() || !number(parts[1], &cpu.family) || !number(parts[2], &cpu.model)) {
-    return absl::InvalidArgumentError("--cpu takes VENDOR:FAMILY:MODEL, e.g. GenuineIntel:6:175 or GenuineIntel:6:0xaf, not \"" +
+    return absl::InvalidArgumentError("--cpu takes VENDOR:FAMILY:MODEL, e.g. GenuineIntel:6:175 or GenuineIntel:6:0xaf, or Arm's IMPLEMENTER:PART, e.g. 0x41:0xd84, not \"" +
                                       text + "\"");
   }
   cpu.vendor = parts[0];

@@ -36,7 +36,8 @@ std::vector<std::string> Importer::TreeOrder() const {
       if (dot != std::string::npos && it->second.substr(0, dot) == paths_.at(metric)) visit(child);
     }
   };
-  for (const char* first : {"tma_frontend_bound", "tma_bad_speculation", "tma_backend_bound", "tma_retiring"}) {
+  for (const char* first : {"tma_frontend_bound", "tma_bad_speculation", "tma_backend_bound", "tma_retiring",
+                            "frontend_bound", "bad_speculation", "backend_bound", "retiring"}) {
     if (paths_.count(first) && metrics_.at(first).level == 1) visit(first);
   }
   for (const std::string& metric : metric_order_) {
@@ -213,12 +214,14 @@ nlohmann::json Importer::Definition(const json& nodes, const json& auxiliaries, 
   for (const char* literal : {"SMT_on", "Core_Wide"}) {
     if (used_literals_.count(literal) && (td_ == nullptr || !td_->constants.contains(literal))) constants[literal] = 0;
   }
+  if (used_literals_.count("Pipeline_Width")) constants["Pipeline_Width"] = options_.slots;
   for (const auto& [name, mean] : used_retire_latencies_) constants[name] = mean;
   if (!constants.empty()) uarch["constants"] = constants;
   if (!options_.cpus.empty()) {
     json cpus = json::array();
     for (const PerfCpu& c : options_.cpus) {
-      json cpu = {{"vendor", c.vendor}, {"family", c.family}, {"models", {c.model}}};
+      json cpu = c.part >= 0 ? json{{"vendor", c.vendor}, {"part", c.part}}
+                             : json{{"vendor", c.vendor}, {"family", c.family}, {"models", {c.model}}};
       if (!options_.hybrid.empty() && !options_.pmu.empty()) {
         cpu["hybrid"] = options_.hybrid;
         cpu["core_pmu"] = options_.pmu;
@@ -230,7 +233,10 @@ nlohmann::json Importer::Definition(const json& nodes, const json& auxiliaries, 
   if (!options_.libpfm_pmu.empty()) uarch["libpfm_pmu"] = options_.libpfm_pmu;
   if (!options_.tma_version.empty()) uarch["tma_version"] = options_.tma_version;
   const std::string vendor = options_.cpus.empty() ? "" : options_.cpus.front().vendor;
-  const std::string family_prefix = vendor == "AuthenticAMD" ? "amd_" : vendor == "GenuineIntel" ? "intel_" : "";
+  const std::string family_prefix = vendor == "AuthenticAMD" ? "amd_"
+                                    : vendor == "GenuineIntel" ? "intel_"
+                                    : IsArm()                  ? "arm_"
+                                                               : "";
   const std::string kernel = options_.kernel.empty() ? "unknown" : options_.kernel;
   const std::string what =
       td_ == nullptr ? "" : options_.supersede ? absl::StrFormat(
@@ -248,17 +254,20 @@ nlohmann::json Importer::Definition(const json& nodes, const json& auxiliaries, 
       "Imported by `td import-metrics%s` from %s%s: %s.%s %d Top-Down nodes "
       "(Levels %d-%d), %d auxiliaries, %d events; %d metrics or rules not translated (listed in \"notes\"). "
       "Formulas and thresholds are perf's (MetricExpr, MetricThreshold) in td's expression language; event "
-      "encodings are the event files' EventCode/UMask/CounterMask/EdgeDetect/Invert/AnyThread as "
-      "perf_event_attr.config.",
+      "encodings (perf_event_attr.config) are %s.",
       td_ == nullptr ? "" : options_.supersede ? " --supersede" : " --extend",
       options_.origin.empty() ? "Linux perf's pmu-events JSON (kernel " + kernel : options_.origin + " (perf's format",
       (options_.pmu.empty() ? "" : ", PMU " + options_.pmu) + ")" + RetireLatencyText(),
       absl::StrJoin(options_.paths, " ", [](std::string* out, const std::string& p) { out->append(PathInKernelTree(p)); }),
       what, counts.nodes, counts.min_level, counts.max_level, counts.auxiliaries, counts.events,
-      static_cast<int>(skipped_.size()));
+      static_cast<int>(skipped_.size()),
+      IsArm() ? "Arm's common event numbers (ArchStdEvent)"
+      : amd_  ? "the event files' EventCode/UMask/CounterMask, or td's own AMD encodings where no event file was given"
+              : "the event files' EventCode/UMask/CounterMask/EdgeDetect/Invert/AnyThread");
   def["threshold_source"] =
       "perf's MetricThreshold of each node: \"threshold\" where the rule is the node above a number chained with its "
       "parent's rule, \"flagged_if\" with the whole rule otherwise.";
+  if (IsArm() && td_ == nullptr) def["counters"] = ArmCounters();
   def["source"] = {{"tool", "td import-metrics"}, {"files", sources_}};
   if (options_.origin.empty()) def["source"]["kernel"] = kernel;
   if (!options_.origin.empty()) def["source"]["origin"] = options_.origin;

@@ -1087,6 +1087,25 @@ TEST(CliImportMetrics, SierraForestBecomesADefinitionFile) {
   EXPECT_EQ(help.out.rfind("usage: td import-metrics --uarch KEY", 0), 0u) << help.out;
 }
 
+// Arm: a core's metrics file over sbsa.json, with --slots and the MIDR's part;
+// the same file td ships as neoverse_v3 (scripts/regenerate_arm.sh).
+TEST(CliImportMetrics, ArmFilesWithSlotsAndAPart) {
+  const std::string v3 = Data("perf-metrics/arm64/arm/neoverse-v3/metrics.json");
+  const std::string sbsa = Data("perf-metrics/arm64/sbsa.json");
+  const Outcome o = Td({"import-metrics", "--uarch", "v3_perf", "--cpu", "0x41:0xd84", "--slots", "10", "--kernel", "6.12.117",
+                        v3, sbsa});
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.err, "td import-metrics: v3_perf: 4 nodes (Levels 1-1), 0 auxiliaries, 7 events, 0 not translated; "
+                   "kernel 6.12.117\n");
+  const nlohmann::json def = nlohmann::json::parse(o.out, nullptr, false);
+  ASSERT_FALSE(def.is_discarded()) << o.out.substr(0, 200);
+  EXPECT_EQ(def["uarchs"]["v3_perf"]["cpus"][0]["part"], 0xd84);
+  EXPECT_EQ(def["uarchs"]["v3_perf"]["constants"]["Pipeline_Width"], 10);
+  const Outcome bad = Td({"import-metrics", "--uarch", "v3_perf", "--slots", "ten", v3, sbsa});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(Lines(bad.err), 1u);
+}
+
 // --extend: the nodes td's own skx lacks, as td's depth file holds them.
 TEST(CliImportMetrics, ExtendWritesTheDeeperNodesOfOneOfTdsKeys) {
   const Outcome o = Td({"import-metrics", "--extend", "--uarch", "skx", "--kernel", "6.12.117",

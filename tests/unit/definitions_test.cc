@@ -24,7 +24,7 @@ TEST(Definitions, EveryListedMicroarchitectureLoads) {
   const std::vector<std::string> expected = {
       "adl_glc", "adl_grt", "arl_lnc", "arl_skt", "bdw", "clx", "emr", "generic", "gnr", "grr", "hsw", "icl",
       "icx", "ivb", "lnl_lnc", "lnl_skt", "mtl_cmt", "mtl_rwc", "neoverse_n1", "neoverse_n2", "neoverse_v1",
-      "neoverse_v2", "rkl", "skl", "skx", "snb", "spr", "srf", "tgl", "zen3", "zen4", "zen5"};
+      "neoverse_v2", "neoverse_v3", "rkl", "skl", "skx", "snb", "spr", "srf", "tgl", "zen3", "zen4", "zen5"};
   EXPECT_EQ(library->Uarchs(), expected);
   for (const auto& uarch : expected) {
     auto set = library->ForUarch(uarch);

@@ -104,15 +104,6 @@ Counts Vector(std::mt19937_64& rng, const std::set<std::string>& events, const I
   return counts;
 }
 
-CountLookup LookupIn(const Counts& counts) {
-  return [&counts](const std::vector<std::string>& spellings, std::string*) {
-    for (const std::string& s : spellings) {
-      if (auto it = counts.find(s); it != counts.end()) return std::optional<double>(it->second);
-    }
-    return std::optional<double>();
-  };
-}
-
 bool Same(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(b)); }
 
 Agreement CompareWithPerf(const ImportSpec& spec, int vectors) {

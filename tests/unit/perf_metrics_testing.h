@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -20,6 +21,7 @@
 #include "absl/strings/ascii.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "runtime/analysis/metric_evaluator.h"
 #include "runtime/uarch/definitions.h"
 #include "runtime/uarch/event_names.h"
 #include "runtime/uarch/expression.h"
@@ -184,6 +186,16 @@ inline std::set<std::string> NeededEvents(const PerfMetrics& perf, const std::ve
   // SMT off: the AnyThread events are not counted.
   for (const char* smt_only : {"cpu_clk_unhalted.thread_any", "int_misc.recovery_cycles_any"}) events.erase(smt_only);
   return events;
+}
+
+// td's count lookup over a vector: the first of an event's spellings it holds.
+inline CountLookup LookupIn(const Counts& counts) {
+  return [&counts](const std::vector<std::string>& spellings, std::string*) {
+    for (const std::string& s : spellings) {
+      if (auto it = counts.find(s); it != counts.end()) return std::optional<double>(it->second);
+    }
+    return std::optional<double>();
+  };
 }
 
 inline double Uniform(std::mt19937_64& rng, double lo, double hi) {

@@ -1,6 +1,7 @@
 #include "tools/td/commands.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,7 @@ namespace {
 
 int ImportMetrics(const cli::Command& self, const cli::Args& args) {
   PerfImportOptions options;
-  std::string cpus, out, latencies;
+  std::string cpus, out, latencies, slots;
   cli::Args inputs;
   const auto done = cli::Flags(self)
                         .Value("--uarch", &options.uarch)
@@ -26,6 +27,7 @@ int ImportMetrics(const cli::Command& self, const cli::Args& args) {
                         .Value("--hybrid", &options.hybrid)
                         .Value("--origin", &options.origin)
                         .Value("--retire-latencies", &latencies)
+                        .Value("--slots", &slots)
                         .Value("--out", &out)
                         .Switch("--extend", &options.extend)
                         .Switch("--supersede", &options.supersede)
@@ -41,6 +43,12 @@ int ImportMetrics(const cli::Command& self, const cli::Args& args) {
     auto cpu = ParsePerfCpu(text);
     if (!cpu.ok()) return cli::Misuse(cpu.status().message());
     options.cpus.push_back(*cpu);
+  }
+  if (!slots.empty()) {
+    char* end = nullptr;
+    const long n = std::strtol(slots.c_str(), &end, 10);
+    if (*end != '\0' || n < 1 || n > 64) return cli::Misuse("--slots takes the core's slots per cycle, 1-64 (e.g. 10), not \"" + slots + "\"");
+    options.slots = static_cast<int>(n);
   }
   options.paths = inputs;
   auto files = ReadPerfInputs(inputs);
@@ -83,6 +91,7 @@ const cli::Command kImportMetricsCommand = {
     "import-metrics",
     "import-metrics --uarch KEY [--cpu VENDOR:FAMILY:MODEL,…] [--pmu PMU] [--kernel VERSION]\n"
     "               [--libpfm-pmu NAME] [--extend | --supersede] [--tma-version V] [--hybrid PART]\n"
+    "               [--slots N]\n"
     "               [--origin TEXT] [--retire-latencies DIR_OR_FILE] [--out FILE] DIR_OR_FILE…",
     "a td definition file from Linux perf's metric and event JSON for one CPU",
     "Translates Linux perf's pmu-events JSON for one CPU (tools/perf/pmu-events/arch/…:\n"
@@ -93,11 +102,15 @@ const cli::Command kImportMetricsCommand = {
     "perf's tma_* metrics become the Top-Down tree (levels from TopdownL1-6, parents\n"
     "from their tma_PARENT_group), the metrics they use auxiliaries, the events they\n"
     "count events with perf_event_attr.config from the event files. A metric that\n"
-    "cannot be translated is skipped with one line on stderr saying why.\n"
+    "cannot be translated is skipped with one line on stderr saying why. Arm's files\n"
+    "(arm64/sbsa.json and a core's metrics.json, whose ArchStdEvent entries override\n"
+    "sbsa's) give Level 1 with Arm's common event numbers; AMD's pipeline files\n"
+    "(amdzen4/5 pipeline.json, PipelineL1/L2) the tree under td's node names.\n"
     "\n"
     "  --uarch KEY        the key the CPU gets (TD_UARCH, --uarch); not one of td's own\n"
     "  --cpu V:F:M,…      the CPUs that get it, as vendor:family:model (GenuineIntel:6:175\n"
-    "                     or GenuineIntel:6:0xaf), so td recognises them by itself\n"
+    "                     or GenuineIntel:6:0xaf), Arm's as implementer:part (0x41:0xd84),\n"
+    "                     so td recognises them by itself\n"
     "  --pmu PMU          hybrid files (alderlake): the PMU whose metrics and events to take\n"
     "                     (cpu_core, cpu_atom)\n"
     "  --kernel VERSION   the kernel version the files come from (default: the Makefile of\n"
@@ -116,6 +129,8 @@ const cli::Command kImportMetricsCommand = {
     "                     licence), written into the description\n"
     "  --retire-latencies DIR_OR_FILE  event files whose RetirementLatencyMean stands in\n"
     "                     for ':R' terms this CPU's own event files give none for\n"
+    "  --slots N          perf's #slots: the core's slots per cycle (Arm: its PMU's\n"
+    "                     caps/slots, e.g. 10 on Neoverse V3)\n"
     "  --out FILE         write the definition file to FILE instead of stdout",
     ImportMetrics};
 
