@@ -8,3 +8,8 @@ skip() { echo "$name: skipped: $*"; exit 77; }
 [ "$libtdmpi" != none ] && [ -f "$libtdmpi" ] || skip "libtd-mpi was not built (CMake found no MPI)"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+# mpirun's flags for more ranks than CPUs (and as root, where the tests run
+# so); Open MPI's session directory under TMPDIR, one per test.
+flags=(--oversubscribe)
+[ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
+export TMPDIR="$dir"
