@@ -17,7 +17,6 @@ mode=$1 src=$2 mpicc=$3 mpirun=$4 libtdmpi=$5 libtd=$6 include=$7 td=$8
 name=mpi_time
 # shellcheck source=common.sh
 source "$(dirname "$0")/common.sh"
-fail() { echo "mpi_time $mode: $*" >&2; for f in "$dir"/*.txt; do echo "== $f" >&2; cat "$f" >&2; done; exit 1; }
 libdir=$(dirname "$libtd")
 "$mpicc" -O1 -I"$include" "$src" "$libtdmpi" "$libtd" -Wl,-rpath,"$libdir":"$(dirname "$libtdmpi")" \
   -o "$dir/prog" || fail "build"
