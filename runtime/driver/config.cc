@@ -37,8 +37,9 @@ std::string Lowercase(std::string text) {
 }
 
 void ReadBool(const EnvLookup& env, const char* name, bool* value,
-              std::vector<std::string>* errors) {
+              std::vector<std::string>* errors, bool* given = nullptr) {
   const char* raw = env(name);
+  if (given != nullptr) *given = raw != nullptr;
   if (raw == nullptr) return;
   if (!ParseBool(raw, value)) {
     errors->push_back(absl::StrFormat(
@@ -142,7 +143,8 @@ ConfigReading ReadConfig(const EnvLookup& env) {
             errors);
   ReadCount(env, "TD_TRACE_EVENTS", 16, size_t{1} << 26, "a number of events per thread", &config.trace_events,
             errors);
-  ReadBool(env, "TD_SIGNALS", &config.signals, errors);
+  bool signals_given = false;
+  ReadBool(env, "TD_SIGNALS", &config.signals, errors, &signals_given);
   ReadCount(env, "TD_TRACE_MEMORY", 1, size_t{1} << 20, "MiB for all threads' traces together",
             &config.trace_memory_mb, errors);
   ReadCount(env, "TD_REPORT_REGIONS", 0, size_t{1} << 40, "a number of regions (0: all)", &config.report_regions,
@@ -223,6 +225,10 @@ ConfigReading ReadConfig(const EnvLookup& env) {
   }
   if (const char* out = env("TD_OUTPUT")) config.text_output = ParseTextOutput(out);
   ReadMpi(env, &config, errors);
+  // A rank that mpirun ends (another rank called MPI_Abort or died) keeps
+  // what it recorded: the termination signals write the reports by default
+  // in an MPI job (docs/hpc.md#when-a-rank-fails).
+  if (config.mpi && !signals_given) config.signals = true;
   if (const char* raw = env("TD_REPORT_RANKS")) {
     const std::string r = Lowercase(raw);
     if (r == "0") {
@@ -404,7 +410,7 @@ const std::vector<Setting>& Settings() {
       {"TD_TRACE_MEMORY", "MiB, 1 … 1048576", "512",
        "all threads' trace rings together stay under this; each event costs 16 B plus 8 B per counter word (72 B "
        "with the software group)"},
-      {"TD_SIGNALS", "boolean", "0",
+      {"TD_SIGNALS", "boolean", "0; 1 in an MPI job",
        "SIGTERM, SIGINT, SIGHUP, SIGQUIT write the reports, then end the program by the same signal "
        "([Lifecycle](#lifecycle))"},
       {"TD_UARCH", "a key of `td uarchs`", "from the CPU",

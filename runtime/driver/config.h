@@ -70,7 +70,7 @@ struct Config {
   size_t trace_memory_mb = 512;   // TD_TRACE_MEMORY: all threads' rings together, MiB
   size_t report_regions = 30;     // TD_REPORT_REGIONS: regions the text report shows; 0 = all
   size_t max_names = 100000;      // TD_MAX_NAMES: distinct region names kept; the rest share one
-  bool signals = false;           // TD_SIGNALS: write reports on SIGTERM/SIGINT/SIGHUP/SIGQUIT
+  bool signals = false;           // TD_SIGNALS: write reports on SIGTERM/SIGINT/SIGHUP/SIGQUIT (default on in MPI jobs)
   std::string uarch;              // TD_UARCH: "" = identify the CPU
   std::string metrics_dir;        // TD_METRICS_DIR: "" = the built-in definitions
   bool no_color = false;          // NO_COLOR set (and not empty): no colour in text reports

@@ -179,7 +179,9 @@ void Runtime::Start() {
   pthread_key_create(&g_exit_key, &Runtime::OnThreadExit);
   pthread_atfork(&Runtime::BeforeFork, &Runtime::AfterForkInParent, &Runtime::AfterForkInChild);
   std::atexit(&FinalizeAtExit);
-  if (config_.signals) ReportProblem(Severity::kNotice, InstallSignalFlush(&FinalizeAtExit));
+  if (config_.signals) {
+    ReportProblem(Severity::kNotice, InstallSignalFlush(&FinalizeAtExit, config_.mpi ? kMpiSignalLingerMs : 0));
+  }
   // td_finalize() on another thread while this one started td comes first:
   // markers stay off from then on, as td.h says.
   if (!SwitchMarkersOn()) {
@@ -484,7 +486,7 @@ RunData Runtime::Collect(const std::vector<ThreadState*>& quiet_threads) {
   data.machine = DescribeThisMachine();
   if (config_.mpi) {
     data.mpi = MpiRank{config_.mpi->rank, config_.mpi->size, config_.mpi->job, data.machine.hostname,
-                       config_.mpi->launcher, config_.mpi->aborted};
+                       config_.mpi->launcher, config_.mpi->aborted, FlushingSignal()};
   }
   data.backend = std::string(backend_->name());
   data.marker_clock = MarkerClockName(ProcessMarkerClock());

@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <csignal>
 #include <cstring>
 #include <vector>
@@ -23,6 +25,8 @@ void (*g_write_reports)() = nullptr;
 int g_request[2] = {-1, -1};  // handler -> writer thread
 int g_done[2] = {-1, -1};     // writer thread -> handler
 std::atomic<bool> g_flushing{false};
+std::atomic<int> g_signal{0};
+int g_linger_ms = 0;  // the signal being flushed; lock-free, so the handler may set it
 
 void* WriterThread(void*) {
   char byte = 0;
@@ -38,15 +42,28 @@ void* WriterThread(void*) {
   return nullptr;
 }
 
-// Only async-signal-safe calls: write, poll, sigaction, raise.
+int64_t MonotonicMs() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return int64_t{now.tv_sec} * 1000 + now.tv_nsec / 1000000;
+}
+
+// Only async-signal-safe calls: write, poll, clock_gettime, sigaction, raise.
 void OnSignal(int signal_number) {
   const int saved_errno = errno;
   if (!g_flushing.exchange(true)) {  // a second signal during the flush ends the program now
+    const int64_t start = MonotonicMs();
+    g_signal.store(signal_number);
     char byte = 1;
     if (write(g_request[1], &byte, 1) == 1) {
       pollfd done{g_done[0], POLLIN, 0};
       while (poll(&done, 1, kSignalFlushWaitMs) < 0 && errno == EINTR) {
       }
+    }
+    // Lingering (MPI jobs): this process's end would tell the launcher to
+    // kill the job's other ranks at once, cutting their own writes short.
+    for (int64_t left = start + g_linger_ms - MonotonicMs(); left > 0; left = start + g_linger_ms - MonotonicMs()) {
+      poll(nullptr, 0, static_cast<int>(left));
     }
   }
   struct sigaction default_action {};
@@ -78,8 +95,9 @@ bool StartWriter() {
 
 }  // namespace
 
-std::string InstallSignalFlush(void (*write_reports)()) {
+std::string InstallSignalFlush(void (*write_reports)(), int linger_ms) {
   g_write_reports = write_reports;
+  g_linger_ms = linger_ms;
   if (!StartWriter()) {
     return absl::StrFormat("TD_SIGNALS=1: no thread to write reports from could be started (%s); signals "
                            "end the program without reports",
@@ -112,6 +130,8 @@ std::string InstallSignalFlush(void (*write_reports)()) {
   return line;
 }
 
+int FlushingSignal() { return g_signal.load(); }
+
 void RestartSignalFlushInChild() {
   if (g_write_reports == nullptr) return;
   for (int* fd : {&g_request[0], &g_request[1], &g_done[0], &g_done[1]}) {
@@ -119,6 +139,7 @@ void RestartSignalFlushInChild() {
     *fd = -1;
   }
   g_flushing = false;
+  g_signal = 0;
   StartWriter();
 }
 

@@ -16,12 +16,23 @@
 namespace td {
 
 inline constexpr int kSignalFlushWaitMs = 5000;
+// In an MPI job the launcher kills every rank once one of them ends (Open
+// MPI 4.1: SIGTERM, then SIGKILL as soon as a rank exits): a rank ended by a
+// signal stays this long, so that the others finish writing before it
+// exits (docs/hpc.md#when-a-rank-fails).
+inline constexpr int kMpiSignalLingerMs = 1500;
 
 // Installs the handlers for those of the four signals whose action is still
 // the default (a program's own handler or SIG_IGN is left alone) and starts
 // the writer thread, which calls `write_reports` once. Returns one line for
 // the diagnostics: what was installed, and what was left alone and why.
-std::string InstallSignalFlush(void (*write_reports)());
+// `linger_ms`: the handler returns no sooner than this after the signal
+// came (MPI jobs: kMpiSignalLingerMs), the reports written or not.
+std::string InstallSignalFlush(void (*write_reports)(), int linger_ms = 0);
+
+// The signal whose reports are being written (0: none): the run's file says
+// a rank ended by it (docs/hpc.md#when-a-rank-fails).
+int FlushingSignal();
 
 // In a forked child: the writer thread did not survive fork(); start one.
 void RestartSignalFlushInChild();

@@ -41,10 +41,6 @@ void MergeSpread(Spread* into, const Spread& later) {
   into->ranks += later.ranks;
 }
 
-void Settle(RegionAcrossRanks* r) {
-  r->imbalance = r->wall_ns.mean > 0 ? r->wall_ns.max / r->wall_ns.mean : 1;
-  r->slowest_rank = r->wall_ns.max_rank;
-}
 
 std::map<int, uint64_t> HistogramOfRows(const RegionAcrossRanks& r) {
   std::map<int, uint64_t> bins;
@@ -63,6 +59,10 @@ void MergeViews(JobView* into, JobView later, bool keep_rows, std::vector<std::m
   std::merge(into->aborted.begin(), into->aborted.end(), later.aborted.begin(), later.aborted.end(),
              std::back_inserter(aborted));
   into->aborted = std::move(aborted);
+  std::vector<std::pair<int64_t, int>> signaled;
+  std::merge(into->signaled.begin(), into->signaled.end(), later.signaled.begin(), later.signaled.end(),
+             std::back_inserter(signaled));
+  into->signaled = std::move(signaled);
   into->missing.clear();
   for (int64_t r = 0, i = 0; r < into->size; ++r) {
     while (i < static_cast<int64_t>(into->present.size()) && into->present[i] < r) ++i;
@@ -102,7 +102,7 @@ void MergeViews(JobView* into, JobView later, bool keep_rows, std::vector<std::m
     r.ranks.insert(r.ranks.end(), region.ranks.begin(), region.ranks.end());
     std::stable_sort(r.ranks.begin(), r.ranks.end(),
                      [](const RegionOnRank& a, const RegionOnRank& b) { return a.rank < b.rank; });
-    Settle(&r);
+    SettleRegion(&r);
     for (const auto& [bin, count] : bins) (*histograms)[it->second][bin] += count;
   }
   if (!keep_rows) {
@@ -213,7 +213,7 @@ void SettleJobTable(JobTable* table) {
         AddMpiShare(on, &r.mpi_share);
       }
     }
-    Settle(&r);
+    SettleRegion(&r);
   }
 }
 
@@ -265,6 +265,7 @@ std::string JobTableText(const JobTable& table, int indent) {
         {"root_seconds", s.root_seconds}}},
       {"regions", std::move(regions)}};
   if (!view.aborted.empty()) out["ranks_aborted"] = view.aborted;  // left out when none: older readers need not know
+  if (!view.signaled.empty()) out["ranks_ended_by_signal"] = view.signaled;
   std::string text = DumpJson(out, indent);
   if (indent >= 0) text += "\n";
   return text;
@@ -305,6 +306,12 @@ absl::StatusOr<JobTable> JobTableFromJson(const nlohmann::json& json, const std:
       for (const auto& rank : json.at("ranks_aborted")) view.aborted.push_back(rank.get<int64_t>());
       std::sort(view.aborted.begin(), view.aborted.end());
     }
+    if (json.contains("ranks_ended_by_signal")) {
+      for (const auto& pair : json.at("ranks_ended_by_signal")) {
+        view.signaled.emplace_back(pair.at(0).get<int64_t>(), pair.at(1).get<int>());
+      }
+      std::sort(view.signaled.begin(), view.signaled.end());
+    }
     for (const auto& host : json.at("hosts")) view.hosts.push_back(UnescapeBytes(host.get<std::string>()));
     table.per_rank = json.at("per_rank").get<bool>();
     if (json.contains("reduction")) {
@@ -338,7 +345,7 @@ absl::StatusOr<JobTable> JobTableFromJson(const nlohmann::json& json, const std:
           r.ranks.push_back(on);
         }
       }
-      Settle(&r);
+      SettleRegion(&r);
       view.regions.push_back(std::move(r));
       table.histograms.push_back(std::move(bins));
     }

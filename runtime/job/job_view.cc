@@ -1,6 +1,8 @@
 #include "runtime/job/job_view.h"
 
 #include <algorithm>
+#include <csignal>
+#include <cstring>
 #include <map>
 #include <set>
 #include <string_view>
@@ -60,7 +62,36 @@ absl::Status CheckOneJob(const std::vector<RankSummary>& runs) {
   return absl::OkStatus();
 }
 
+// The rank's whole run as one region (kProgramRegion), first: its wall time
+// from td's start to its end, and every MPI call's time (the top-level
+// regions' and those outside regions). Left out where a region of the
+// program has that name, or the file has no times of the run.
+void AddProgramRegion(const RunData& run, int64_t rank, RankSummary* summary) {
+  const int64_t wall = run.program.end_unix_ns - run.program.start_unix_ns;
+  if (run.program.start_unix_ns <= 0 || wall <= 0) return;
+  MpiTime mpi;
+  for (const Region& region : run.regions) {
+    if (region.path == kProgramRegion) return;
+    if (region.parent < 0) mpi.Add(Totals(region, 0).mpi);
+  }
+  RankRegion& row = summary->regions.emplace_back();
+  row.path = kProgramRegion;
+  row.on_rank.rank = rank;
+  row.on_rank.calls = 1;
+  row.on_rank.wall_ns = wall;
+  if (run.mpi_outside_regions) {
+    mpi.Add(*run.mpi_outside_regions);
+    row.on_rank.mpi = mpi;
+  }
+}
+
 }  // namespace
+
+void SettleRegion(RegionAcrossRanks* region) {
+  region->imbalance = region->wall_ns.mean > 0 ? region->wall_ns.max / region->wall_ns.mean : 1;
+  region->slowest_rank = region->wall_ns.max_rank;
+  SettleEfficiency(region);
+}
 
 void AddMpiShare(const RegionOnRank& on_rank, Spread* share) {
   if (on_rank.mpi && on_rank.wall_ns > 0) {
@@ -84,7 +115,8 @@ RankSummary SummarizeRank(const RunData& run, const RunAnalysis* analysis, std::
   summary.mpi = run.mpi;
   const int64_t rank = run.mpi ? run.mpi->rank : 0;
   const bool trees = analysis != nullptr && analysis->HasTrees();
-  summary.regions.reserve(run.regions.size());
+  summary.regions.reserve(run.regions.size() + 1);
+  AddProgramRegion(run, rank, &summary);
   for (size_t r = 0; r < run.regions.size(); ++r) {
     const Region& region = run.regions[r];
     const RegionTotals totals = Totals(region, run.layout.events.size());
@@ -129,6 +161,7 @@ absl::StatusOr<JobView> BuildJobView(std::vector<RankSummary> runs) {
     const MpiRank& mpi = *runs[i].mpi;
     view.present.push_back(mpi.rank);
     if (mpi.aborted) view.aborted.push_back(mpi.rank);
+    if (mpi.signal != 0) view.signaled.emplace_back(mpi.rank, mpi.signal);
     present.insert(mpi.rank);
     if (hosts.insert(mpi.host).second) view.hosts.push_back(mpi.host);
   }
@@ -169,10 +202,7 @@ absl::StatusOr<JobView> BuildJobView(std::vector<RankSummary> runs) {
     }
     run.regions = {};  // what the view keeps is in it now
   }
-  for (RegionAcrossRanks& across : view.regions) {
-    across.imbalance = across.wall_ns.mean > 0 ? across.wall_ns.max / across.wall_ns.mean : 1;
-    across.slowest_rank = across.wall_ns.max_rank;
-  }
+  for (RegionAcrossRanks& across : view.regions) SettleRegion(&across);
   return view;
 }
 
@@ -202,9 +232,18 @@ std::string FormatJobText(const JobView& view) {
   if (!view.aborted.empty()) {
     absl::StrAppendFormat(&out, "failed ranks: called MPI_Abort: %s\n", absl::StrJoin(view.aborted, ", "));
   }
+  if (!view.signaled.empty()) {
+    std::vector<std::string> ranks;
+    for (const auto& [rank, signal] : view.signaled) {
+      const char* name = sigabbrev_np(signal);
+      ranks.push_back(absl::StrCat(rank, " (", name != nullptr ? absl::StrCat("SIG", name) : absl::StrCat(signal), ")"));
+    }
+    absl::StrAppendFormat(&out, "failed ranks: ended by a signal: %s\n", absl::StrJoin(ranks, ", "));
+  }
   if (!view.missing.empty()) {
     absl::StrAppendFormat(&out, "missing ranks (no file given for them): %s\n", absl::StrJoin(view.missing, ", "));
   }
+  out += FormatJobEfficiency(view);
   out += "\nimbalance = slowest rank's wall time / mean over the ranks that ran the region\n\n";
   absl::StrAppendFormat(&out, "%-32s %5s %9s %10s %10s %10s %7s %9s %12s %12s\n", "region", "ranks", "calls",
                         "wall min", "wall mean", "wall max", "slowest", "imbalance", "task mean", "task max");
@@ -219,7 +258,9 @@ std::string FormatJobText(const JobView& view) {
         Column(r.task_clock_ns.ranks ? HumanDuration(static_cast<int64_t>(r.task_clock_ns.mean)) : "—", 12),
         Column(r.task_clock_ns.ranks ? HumanDuration(static_cast<int64_t>(r.task_clock_ns.max)) : "—", 12));
   }
+  out += FormatImbalances(view);
   out += FormatMpiShares(view);
+  out += FormatEfficiencies(view);
   bool any_tree = false;
   for (const RegionAcrossRanks& r : view.regions) any_tree |= !r.level1.empty();
   if (!any_tree) {
@@ -239,16 +280,18 @@ std::string FormatJobText(const JobView& view) {
 }
 
 std::string FormatJobCsv(const JobView& view) {
-  std::string out = "path,rank,calls,wall_ns,task_clock_ns,imbalance,slowest_rank\n";
+  std::string out = absl::StrCat("path,rank,calls,wall_ns,task_clock_ns,imbalance,slowest_rank,", kMetricsCsvHeader, "\n");
   for (const RegionAcrossRanks& r : view.regions) {
-    for (const RegionOnRank& on : r.ranks) {
-      absl::StrAppendFormat(&out, "%s,%d,%d,%d,%s,,\n", CsvField(r.path), on.rank, on.calls, on.wall_ns,
-                            on.task_clock_ns ? absl::StrCat(SoftwareIntegerValue(*on.task_clock_ns)) : "");
+    for (size_t row = 0; row < r.ranks.size(); ++row) {
+      const RegionOnRank& on = r.ranks[row];
+      absl::StrAppendFormat(&out, "%s,%d,%d,%d,%s,,,%s\n", CsvField(r.path), on.rank, on.calls, on.wall_ns,
+                            on.task_clock_ns ? absl::StrCat(SoftwareIntegerValue(*on.task_clock_ns)) : "",
+                            MetricsCsvOfRank(r, row));
     }
-    absl::StrAppendFormat(&out, "%s,all,%d,%d,%s,%.4f,%d\n", CsvField(r.path), r.calls,
+    absl::StrAppendFormat(&out, "%s,all,%d,%d,%s,%.4f,%d,%s\n", CsvField(r.path), r.calls,
                           SoftwareIntegerValue(r.wall_ns.max),
                           r.task_clock_ns.ranks ? absl::StrCat(SoftwareIntegerValue(r.task_clock_ns.mean * r.task_clock_ns.ranks)) : "",
-                          r.imbalance, r.slowest_rank);
+                          r.imbalance, r.slowest_rank, MetricsCsvOfRegion(r));
   }
   return out;
 }
@@ -345,6 +388,7 @@ nlohmann::json RegionJson(const RegionAcrossRanks& r) {
       per_rank.back()["mpi_calls"] = on.mpi->calls;
       per_rank.back()["mpi_bytes"] = on.mpi->bytes;
     }
+    if (on.wait_ns) per_rank.back()["wait_ns"] = *on.wait_ns;
   }
   nlohmann::json level1 = nlohmann::json::object();
   for (const auto& [node, s] : r.level1) level1[node] = SpreadJson(s);
@@ -354,9 +398,11 @@ nlohmann::json RegionJson(const RegionAcrossRanks& r) {
                          {"task_clock_ns", SpreadJson(r.task_clock_ns)},
                          {"imbalance", r.imbalance},
                          {"slowest_rank", r.slowest_rank},
+                         {"imbalance_by", ImbalanceJson(r)},
                          {"level1", level1},
                          {"ranks", per_rank}};
   if (r.mpi_share.ranks != 0) json["mpi_share"] = SpreadJson(r.mpi_share);
+  if (r.efficiency.ranks != 0) json["efficiency"] = EfficiencyJson(r.efficiency);
   return json;
 }
 
@@ -369,6 +415,8 @@ nlohmann::json ViewWithoutRegionsJson(const JobView& view) {
                          {"hosts", hosts},
                          {"regions", nlohmann::json::array()}};
   if (!view.aborted.empty()) json["ranks_aborted"] = view.aborted;
+  if (!view.signaled.empty()) json["ranks_ended_by_signal"] = view.signaled;
+  json["efficiency"] = JobEfficiencyJson(view);
   return json;
 }
 

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 #include "runtime/analysis/run_analysis.h"
+#include "runtime/job/job_metrics.h"
 #include "runtime/recorded/run_data.h"
 
 namespace td {
@@ -37,6 +38,9 @@ struct RegionOnRank {
   // MPI time, calls and bytes in the region, summed over the rank's
   // threads; none where the rank's file has no MPI times (no libtd-mpi).
   std::optional<MpiTime> mpi;
+  // Its MPI time beyond the least over the region's ranks: what it waited
+  // (runtime/job/job_metrics.h); derived, never stored in files.
+  std::optional<int64_t> wait_ns;
 };
 
 struct RegionAcrossRanks {
@@ -53,7 +57,17 @@ struct RegionAcrossRanks {
   int64_t slowest_rank = -1;
   // Level-1 node name -> its fraction's spread over the ranks with trees.
   std::vector<std::pair<std::string, Spread>> level1;
+  // POP efficiencies and wait states (job_metrics.h); ranks 0 without rows.
+  Efficiency efficiency;
 };
+
+// The whole-program region every rank gets in a job view (docs/hpc.md): from
+// td's start on the rank (MPI_Init under libtd-mpi) to its end, with all of
+// the rank's MPI time; so an unmarked program has a row per rank.
+inline constexpr char kProgramRegion[] = "(program)";
+
+// Imbalance, slowest rank and efficiencies recomputed from the spreads and rows.
+void SettleRegion(RegionAcrossRanks* region);
 
 struct JobView {
   std::string program;
@@ -62,6 +76,8 @@ struct JobView {
   std::vector<int64_t> present;      // ranks read, in order
   std::vector<int64_t> missing;      // ranks below size with no file
   std::vector<int64_t> aborted;      // ranks whose file says they called MPI_Abort
+  // (rank, signal) of the ranks whose file says a signal ended them (TD_SIGNALS), in rank order.
+  std::vector<std::pair<int64_t, int>> signaled;
   std::vector<std::string> hosts;    // distinct, in rank order
   std::vector<RegionAcrossRanks> regions;  // parents before children, first-seen order
 };

@@ -41,6 +41,7 @@ struct MpiRank {
   std::string host;
   std::string launcher;  // "Open MPI", "PMIx", "PMI", "Slurm", "MVAPICH2"
   bool aborted = false;  // the rank called MPI_Abort (libtd-mpi wrote this file then)
+  int signal = 0;        // the rank was ended by this signal (TD_SIGNALS wrote this file then); 0: not
 };
 
 // What libtd-mpi's wrapped MPI calls took (docs/hpc.md#mpi-time-per-region):

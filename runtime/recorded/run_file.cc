@@ -252,6 +252,7 @@ json RunWithoutRegionsToJson(const RunData& data) {
                 {"host", Text(data.mpi->host)},
                 {"launcher", Text(data.mpi->launcher)}};
     if (data.mpi->aborted) j["mpi"]["aborted"] = true;
+    if (data.mpi->signal != 0) j["mpi"]["signal"] = data.mpi->signal;
   }
   if (data.mpi_outside_regions) {
     const MpiTime& m = *data.mpi_outside_regions;

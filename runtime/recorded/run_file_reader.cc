@@ -416,6 +416,9 @@ absl::StatusOr<RunData> DecodeRun(const json& j) {
       if (!aborted->is_boolean()) return Invalid(TypeError("mpi.aborted", "true or false", *aborted));
       rank.aborted = aborted->get<bool>();
     }
+    if (mpi->contains("signal")) {
+      TD_RETURN_IF_ERROR(GetInRange<int>(*mpi, "signal", &rank.signal, "mpi", 1, 64));
+    }
     data.mpi = rank;
   }
   if (const auto it = j.find("mpi_outside_regions"); it != j.end()) {

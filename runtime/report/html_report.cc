@@ -434,6 +434,40 @@ void AppendHeatMap(const JobView& view, std::string* out) {
   *out += "</table></div>\n";
 }
 
+// Imbalance by wall and CPU time per region, and where the ranks' MPI calls
+// were timed, the efficiencies and the late rank (docs/hpc.md#wait-states-and-efficiencies).
+void AppendJobEfficiencies(const JobView& view, std::string* out) {
+  *out += "<h2>Imbalance and efficiencies</h2>\n<p class=\"muted\">imbalance % = 100 × (max − mean) / max; lost = "
+          "core-seconds the other ranks idle; load balance, communication and parallel efficiency from useful "
+          "(non-MPI) time; late rank = the most useful time</p>\n<table class=\"job\">\n<tr><th>region</th>"
+          "<th>wall %</th><th>wall lost s</th><th>CPU imbalance</th><th>CPU %</th><th>CPU lost s</th>"
+          "<th>load balance</th><th>comm</th><th>parallel</th><th>late rank</th><th>waited</th></tr>\n";
+  const auto cell = [](const char* key, bool known, double value, const std::string& text) {
+    if (!known) return absl::StrFormat("<td data-key=\"%s\" data-value=\"\">—</td>", key);
+    return absl::StrFormat("<td data-key=\"%s\" data-value=\"%.4f\">%s</td>", key, value, text);
+  };
+  for (const RegionAcrossRanks& r : view.regions) {
+    const Imbalance wall = ImbalanceOf(r.wall_ns), cpu = ImbalanceOf(r.task_clock_ns);
+    const Efficiency& e = r.efficiency;
+    const bool known = e.ranks > 0, late = known && e.late_rank >= 0;
+    absl::StrAppendFormat(
+        out, "<tr data-efficiency=\"%s\"><td class=\"name\">%s</td>%s%s%s%s%s%s%s%s%s%s</tr>\n",
+        HtmlEscape(r.path), HtmlEscape(r.path), cell("wall_imbalance_percent", true, wall.percent, absl::StrFormat("%.1f%%", wall.percent)),
+        cell("wall_lost_core_seconds", true, wall.lost_core_seconds, absl::StrFormat("%.3f", wall.lost_core_seconds)),
+        cell("cpu_imbalance", cpu.ranks > 0, cpu.ratio, absl::StrFormat("%.2f", cpu.ratio)),
+        cell("cpu_imbalance_percent", cpu.ranks > 0, cpu.percent, absl::StrFormat("%.1f%%", cpu.percent)),
+        cell("cpu_lost_core_seconds", cpu.ranks > 0, cpu.lost_core_seconds,
+             absl::StrFormat("%.3f", cpu.lost_core_seconds)),
+        cell("load_balance", known, e.load_balance, absl::StrFormat("%.3f", e.load_balance)),
+        cell("communication_efficiency", known, e.communication_efficiency,
+             absl::StrFormat("%.3f", e.communication_efficiency)),
+        cell("parallel_efficiency", known, e.parallel_efficiency, absl::StrFormat("%.3f", e.parallel_efficiency)),
+        cell("late_rank", late, static_cast<double>(e.late_rank), absl::StrCat("rank ", e.late_rank)),
+        cell("waited_ns", known, e.waited_ns, HumanDuration(static_cast<int64_t>(e.waited_ns))));
+  }
+  *out += "</table>\n";
+}
+
 void AppendJobTable(const JobView& view, std::string* out) {
   *out += "<h2>Regions across ranks</h2>\n<p class=\"muted\">imbalance = slowest rank's wall time / mean over the "
           "ranks that ran the region</p>\n<table class=\"job\">\n<tr><th>region</th><th>ranks</th><th>calls</th>"
@@ -459,6 +493,7 @@ void AppendJobTable(const JobView& view, std::string* out) {
                           time_cell("task_max_ns", r.task_clock_ns.max, task));
   }
   *out += "</table>\n";
+  AppendJobEfficiencies(view, out);
   bool any_tree = false;
   for (const RegionAcrossRanks& r : view.regions) any_tree |= !r.level1.empty();
   if (!any_tree) {

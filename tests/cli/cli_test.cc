@@ -792,7 +792,8 @@ TEST(CliJob, ThreeRanksNameTheSlowestRankAndTheImbalance) {
   EXPECT_EQ(job.at("ranks_present"), nlohmann::json({0, 1, 2}));
   std::map<std::string, nlohmann::json> regions;
   for (const auto& r : job.at("regions")) regions[r.at("path")] = r;
-  ASSERT_EQ(regions.size(), 2u);
+  ASSERT_EQ(regions.size(), 3u);
+  EXPECT_EQ(regions.at("(program)").at("ranks").size(), 3u) << "every rank's whole run";
   const nlohmann::json& solve = regions.at("solve");
   EXPECT_EQ(solve.at("calls"), 9) << "3 calls on each of 3 ranks";
   // CPU work 1, 2 and 3 ms per call: in CPU time (task-clock) the spread is
@@ -811,7 +812,7 @@ TEST(CliJob, ThreeRanksNameTheSlowestRankAndTheImbalance) {
 
   const Outcome csv = Td({"report", "--csv", dir});
   ASSERT_EQ(csv.status, 0) << csv.err;
-  EXPECT_EQ(Lines(csv.out), 1u + 3 + 1 + 2 + 1) << "per rank rows, then an `all` row, per region:\n" << csv.out;
+  EXPECT_EQ(Lines(csv.out), 1u + 3 + 1 + 3 + 1 + 2 + 1) << "per rank rows, then an `all` row, per region:\n" << csv.out;
   EXPECT_TRUE(Contains(csv.out, "\nsolve,all,9,")) << csv.out;
   fs::remove_all(dir);
 }
@@ -841,7 +842,7 @@ TEST(CliJob, TwoJobsCompareRegionByRegion) {
     ASSERT_EQ(fields.size(), 12u) << line;
     rows[fields[0]] = fields;
   }
-  ASSERT_EQ(rows.size(), 2u) << csv.out;
+  ASSERT_EQ(rows.size(), 3u) << "(program), solve, halo:\n" << csv.out;
   const std::vector<std::string>& solve = rows.at("solve");
   EXPECT_EQ(solve[1], "3");
   EXPECT_EQ(solve[6], "2");

@@ -45,7 +45,7 @@ def rgb(css):
 lightness = [sum(rgb(c)) for c in scale]
 assert all(a > b for a, b in zip(lightness, lightness[1:])), f"the scale does not darken step by step: {scale}"
 rows = {row["path"]: row for row in page["rows"]}
-assert set(rows) == {"solve", 'halo<i>&amp;"'}, rows.keys()
+assert set(rows) == {"(program)", "solve", 'halo<i>&amp;"'}, rows.keys()
 assert rows['halo<i>&amp;"']["name"] == 'halo<i>&amp;"', "the name is shown as text, not markup"
 for path, row in rows.items():
     cells = row["cells"]

@@ -68,7 +68,7 @@ assert present == [0, 1], present
 assert job["per_rank"] is True, job["per_rank"]
 assert job["reduction"]["messages"] == 1 and job["reduction"]["levels"] == 1, job["reduction"]
 regions = {r["path"]: r for r in job["regions"]}
-expect = {"compute": {0: 2, 1: 3}, "compute/step": {0: 4, 1: 6}, "reduce": {0: 1, 1: 1}}
+expect = {"(program)": {0: 1, 1: 1}, "compute": {0: 2, 1: 3}, "compute/step": {0: 4, 1: 6}, "reduce": {0: 1, 1: 1}}
 assert sorted(regions) == sorted(expect), sorted(regions)
 for path, calls in expect.items():
     reg = regions[path]

@@ -40,7 +40,7 @@ import json, sys
 job, iterations = json.load(open(sys.argv[1])), int(sys.argv[2])
 assert job["ranks_present"] == [0, 1, 2] and job["ranks_missing"] == [], job
 regions = {r["path"]: r for r in job["regions"]}
-expect = {"init": 1, "step": iterations, "step/halo": iterations, "step/compute": iterations,
+expect = {"(program)": 1, "init": 1, "step": iterations, "step/halo": iterations, "step/compute": iterations,
           "step/reduce": iterations}
 assert set(regions) == set(expect), sorted(regions)
 for path, calls in expect.items():

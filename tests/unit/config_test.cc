@@ -185,6 +185,18 @@ TEST(Config, MpiRankFromTheFirstLauncherThatSetsOne) {
   EXPECT_EQ(errors.size(), 1u);
 }
 
+// A rank that the launcher ends keeps its data: TD_SIGNALS is on by default
+// in an MPI job only, and TD_SIGNALS=0 still turns it off there.
+TEST(Config, SignalsOnByDefaultInMpiJobs) {
+  std::vector<std::string> errors;
+  EXPECT_FALSE(Read({}, &errors).signals);
+  EXPECT_TRUE(Read({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "4"}}, &errors).signals);
+  EXPECT_FALSE(
+      Read({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "4"}, {"TD_SIGNALS", "0"}}, &errors).signals);
+  EXPECT_TRUE(Read({{"TD_SIGNALS", "1"}}, &errors).signals);
+  EXPECT_TRUE(errors.empty());
+}
+
 TEST(ConfigUnknown, EachUnknownTdNameWithTheNearestKnownOne) {
   EXPECT_EQ(UnknownSettings({"TD_OUTPT", "PATH", "TD_OUTPUT", "td_output_dir", "TD_METRICS_DIRS"}),
             (std::vector<std::string>{"unknown setting TD_OUTPT; did you mean TD_OUTPUT?",

@@ -152,6 +152,16 @@ TEST(JobHtml, HeatMapCellsShareOfTheSlowestRankMarked) {
       << html;
   EXPECT_NE(html.find("<td data-key=\"task_mean_ns\" data-value=\"\">—</td>"), std::string::npos)
       << "halo has no task-clock: shown as not measured, never 0";
+  // Imbalance and efficiencies: solve's wall times 3, 6, 9 ms are 33.3 % imbalanced, 3 × 3 ms lost; without MPI
+  // times no efficiency.
+  const size_t solve = html.find("<tr data-efficiency=\"solve\">");
+  ASSERT_NE(solve, std::string::npos) << html;
+  const std::string row = html.substr(solve, html.find("</tr>", solve) - solve);
+  EXPECT_NE(row.find("<td data-key=\"wall_imbalance_percent\" data-value=\"33.3333\">33.3%</td>"
+                     "<td data-key=\"wall_lost_core_seconds\" data-value=\"0.0090\">0.009</td>"),
+            std::string::npos)
+      << row;
+  EXPECT_NE(row.find("<td data-key=\"load_balance\" data-value=\"\">—</td>"), std::string::npos) << row;
 }
 
 TEST(JobHtml, EveryNameIsEscapedAndThePageIsSelfContained) {

@@ -216,7 +216,9 @@ TEST(JobViewMpi, SharePerRankAndAbortedRanksSurviveTheJobTable) {
   ASSERT_TRUE(view.ok()) << view.status();
   EXPECT_EQ(view->aborted, std::vector<int64_t>{1});
   EXPECT_EQ(view->missing, std::vector<int64_t>{2});
-  const RegionAcrossRanks& first = view->regions[0];
+  // Each rank's whole run comes first (kProgramRegion), then its regions.
+  ASSERT_EQ(view->regions[0].path, kProgramRegion);
+  const RegionAcrossRanks& first = view->regions[1];
   ASSERT_EQ(first.mpi_share.ranks, 2u);
   EXPECT_NEAR(first.mpi_share.min, 0.25, 1e-6);
   EXPECT_NEAR(first.mpi_share.max, 0.75, 1e-6);
@@ -233,16 +235,93 @@ TEST(JobViewMpi, SharePerRankAndAbortedRanksSurviveTheJobTable) {
   absl::StatusOr<JobTable> back = ParseJobTable(JobTableText(table, -1), "table");
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->view.aborted, std::vector<int64_t>{1});
-  ASSERT_TRUE(back->view.regions[0].ranks[1].mpi.has_value());
-  EXPECT_EQ(back->view.regions[0].ranks[1].mpi->calls, 2u);
+  ASSERT_TRUE(back->view.regions[1].ranks[1].mpi.has_value());
+  EXPECT_EQ(back->view.regions[1].ranks[1].mpi->calls, 2u);
   SettleJobTable(&*back);
-  EXPECT_NEAR(back->view.regions[0].mpi_share.max, 0.75, 1e-6);
+  EXPECT_NEAR(back->view.regions[1].mpi_share.max, 0.75, 1e-6);
   // Two halves of the job merge: the aborted list and the shares combine.
   JobTable zero = TableOfView(*BuildJobView({runs[0]}, {"r0"}, {}));
   JobTable one = TableOfView(*BuildJobView({runs[1]}, {"r1"}, {}));
   ASSERT_TRUE(MergeJobTables(&zero, std::move(one)).ok());
   EXPECT_EQ(zero.view.aborted, std::vector<int64_t>{1});
-  EXPECT_NEAR(zero.view.regions[0].mpi_share.mean, 0.5, 1e-6);
+  EXPECT_NEAR(zero.view.regions[1].mpi_share.mean, 0.5, 1e-6);
+}
+
+// Four ranks of one phase ending in a collective: rank 3 computed 1000 ns,
+// the others 400 ns and waited 600 ns for it.
+std::vector<RankSummary> LateRankSummaries() {
+  std::vector<RankSummary> ranks;
+  for (int64_t rank = 0; rank < 4; ++rank) {
+    RankSummary r;
+    r.file = absl::StrCat("r", rank);
+    r.program = "p";
+    r.mpi = MpiRank{rank, 4, "j", "h", "Open MPI", false, rank == 0 ? 15 : 0};
+    const int64_t mpi = rank == 3 ? 10 : 610;
+    r.regions.push_back({"phase", {rank, 1, 1010, 1000.0 * (rank == 3 ? 3 : 1), MpiTime{mpi, 1, 8}}, {}});
+    ranks.push_back(std::move(r));
+  }
+  return ranks;
+}
+
+TEST(JobViewEfficiency, LateRankWaitsAndPopMetricsFromTheRows) {
+  const JobView view = *BuildJobView(LateRankSummaries());
+  const RegionAcrossRanks& phase = view.regions[0];
+  const Efficiency& e = phase.efficiency;
+  ASSERT_EQ(e.ranks, 4u);
+  EXPECT_EQ(e.late_rank, 3);
+  EXPECT_DOUBLE_EQ(e.useful_max_ns, 1000);
+  EXPECT_DOUBLE_EQ(e.useful_mean_ns, 550);
+  EXPECT_DOUBLE_EQ(e.load_balance, 0.55);
+  EXPECT_DOUBLE_EQ(e.communication_efficiency, 1000.0 / 1010);
+  EXPECT_DOUBLE_EQ(e.parallel_efficiency, 0.55 * 1000.0 / 1010);
+  EXPECT_DOUBLE_EQ(e.waited_ns, 1800);
+  EXPECT_EQ(e.most_waiting_rank, 0);
+  std::vector<int64_t> waits;
+  for (const RegionOnRank& on : phase.ranks) waits.push_back(*on.wait_ns);
+  EXPECT_EQ(waits, (std::vector<int64_t>{600, 600, 600, 0}));
+  // CPU time 1000, 1000, 1000, 3000: max / mean 2, 50 %, 4 × 1500 ns lost.
+  const Imbalance cpu = ImbalanceOf(phase.task_clock_ns);
+  EXPECT_DOUBLE_EQ(cpu.ratio, 2);
+  EXPECT_DOUBLE_EQ(cpu.percent, 50);
+  EXPECT_DOUBLE_EQ(cpu.lost_core_seconds, 4 * 1500 / 1e9);
+  EXPECT_EQ(view.signaled, (std::vector<std::pair<int64_t, int>>{{0, 15}}));
+
+  const std::string text = FormatJobText(view);
+  EXPECT_NE(text.find("failed ranks: ended by a signal: 0 (SIGTERM)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("   0.550    0.990    0.545    rank 3"), std::string::npos) << text;
+  EXPECT_NE(text.find("waits: r0 600 ns, r1 600 ns, r2 600 ns, r3 0 ns\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("     2.00   50.0%     0.000\n"), std::string::npos) << text;
+  const std::string csv = FormatJobCsv(view);
+  EXPECT_NE(csv.find("\nphase,0,1,1010,1000,,,610,600,,,,,,,,,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nphase,all,4,1010,6000,1.0000,0,,,0.5500,0.9901,0.5446,3,2.0000,0.00,50.00,0.0000,0.0000\n"),
+            std::string::npos)
+      << csv;
+  const nlohmann::json json = JobViewToJson(view);
+  EXPECT_EQ(json["regions"][0]["efficiency"]["late_rank"], 3);
+  EXPECT_EQ(json["regions"][0]["ranks"][1]["wait_ns"], 600);
+  EXPECT_EQ(json["ranks_ended_by_signal"], nlohmann::json::parse("[[0, 15]]"));
+
+  // The job table keeps the rows, so the efficiencies come back through it,
+  // merged from two halves as the ranks' reduction merges them.
+  std::vector<RankSummary> all = LateRankSummaries();
+  std::vector<RankSummary> low(all.begin(), all.begin() + 2), high(all.begin() + 2, all.end());
+  JobTable table = TableOfView(*BuildJobView(std::move(low)));
+  ASSERT_TRUE(MergeJobTables(&table, TableOfView(*BuildJobView(std::move(high)))).ok());
+  absl::StatusOr<JobTable> back = ParseJobTable(JobTableText(table, -1), "table");
+  ASSERT_TRUE(back.ok()) << back.status();
+  SettleJobTable(&*back);
+  EXPECT_EQ(back->view.regions[0].efficiency.late_rank, 3);
+  EXPECT_DOUBLE_EQ(back->view.regions[0].efficiency.load_balance, 0.55);
+  EXPECT_EQ(back->view.signaled, view.signaled);
+}
+
+TEST(JobViewEfficiency, NoRankIsLateWhenTheUsefulTimesAreEven) {
+  std::vector<RankSummary> ranks = LateRankSummaries();
+  for (RankSummary& r : ranks) r.regions[0].on_rank.mpi->ns = 500;
+  const JobView view = *BuildJobView(std::move(ranks));
+  EXPECT_EQ(view.regions[0].efficiency.late_rank, -1);
+  EXPECT_DOUBLE_EQ(view.regions[0].efficiency.load_balance, 1);
+  EXPECT_EQ(view.regions[0].efficiency.most_waiting_rank, -1);
 }
 
 TEST(JobViewJson, RegionByRegionTextIsTheTreesDump) {
