@@ -22,8 +22,7 @@ stages=("$@")
 [ ${#stages[@]} -eq 0 ] && stages=(plain asan tsan fuzz)
 logs=build-logs
 mkdir -p "$logs"
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+source scripts/ccache.sh
 
 # Sanitizer builds use clang so that one instrumented build serves both the
 # test suite and the fuzz targets (libFuzzer is clang's). -O1, not Debug's -O0:
