@@ -4,6 +4,8 @@
 // and threads writes. Run it with a launcher's rank variables set
 // (OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_SIZE, PMIX_NAMESPACE) and the file is
 // a rank's; job_rank_files.py derives the other ranks' files from it.
+// `td_job_rank_program THREADS` runs that many threads instead (16 make the
+// derived files about 1 MB each).
 //
 // The regions: main > 9 phases > 21 kernels each, and main > io
 // (1 + 9 + 189 + 1 = 200), every thread running every one of them a few
@@ -11,13 +13,14 @@
 #include <td/td.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace {
 
-constexpr int kThreads = 8;
+constexpr int kDefaultThreads = 8;
 constexpr int kPhases = 9;
 constexpr int kKernelsPerPhase = 21;
 constexpr int kCallsPerKernel = 3;
@@ -54,9 +57,10 @@ void Thread(int thread) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const int count = argc > 1 ? std::atoi(argv[1]) : kDefaultThreads;
   std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) threads.emplace_back(Thread, t);
+  for (int t = 0; t < (count > 0 && count <= 256 ? count : kDefaultThreads); ++t) threads.emplace_back(Thread, t);
   for (std::thread& t : threads) t.join();
   return 0;
 }

@@ -5,13 +5,16 @@
 # `td report DIR` and its --csv, --json and --html timed three times each with
 # /usr/bin/time: the median seconds and peak resident memory.
 #
-# Usage: job_view_scale.sh BUILD_DIR [RANKS (1024)] [WORK_DIR]
-# WORK_DIR keeps the files for the next run (generating 1,024 takes about a
-# minute and a half, 1.1 GB); without it a scratch folder is used and removed.
+# Usage: job_view_scale.sh BUILD_DIR [RANKS (1024)] [WORK_DIR] [THREADS (8)]
+# THREADS: the rank program's threads; 8 make files of about 0.5 MB, 16 of
+# about 1 MB (docs/performance.md, "The job view").
+# WORK_DIR keeps the files for the next run (1,024 of 8 threads are 537 MB,
+# written by Python in a few minutes); without it a scratch folder is used.
 # Also: `ninja -C BUILD_DIR td_job_view_scale`.
 set -euo pipefail
-build=$(cd "${1:?usage: job_view_scale.sh BUILD_DIR [RANKS] [WORK_DIR]}" && pwd)
+build=$(cd "${1:?usage: job_view_scale.sh BUILD_DIR [RANKS] [WORK_DIR] [THREADS]}" && pwd)
 ranks=${2:-1024}
+threads=${4:-8}
 here=$(cd "$(dirname "$0")" && pwd)
 if [ -n "${3:-}" ]; then
   work=$3
@@ -25,12 +28,12 @@ program=$build/benchmarks/td_job_rank_program
 time_tool=/usr/bin/time
 [ -x "$time_tool" ] || { echo "job_view_scale: /usr/bin/time is missing (Debian: apt-get install time)" >&2; exit 1; }
 
-dir=$work/ranks-$ranks
+dir=$work/ranks-$ranks-t$threads
 if [ "$(find "$dir" -name 'td-*.json' 2>/dev/null | wc -l)" != "$ranks" ]; then
   rm -rf "$work/template" "$dir"
   mkdir -p "$work/template"
   (cd "$work/template" && env TD_OUTPUT=none OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE="$ranks" \
-     PMIX_NAMESPACE=bench "$program")
+     PMIX_NAMESPACE=bench "$program" "$threads")
   template=$(find "$work/template" -name 'td-*.json')
   echo "job_view_scale: one real rank file, $(stat -c %s "$template") bytes; deriving $ranks ranks' files…"
   python3 "$here/job_rank_files.py" "$template" "$dir" "$ranks"

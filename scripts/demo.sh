@@ -9,8 +9,7 @@ bash scripts/install-deps.sh
 
 # Tests and benchmarks are left to scripts/test.sh, which adds them to this
 # same build folder, so nothing is compiled twice.
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+source scripts/ccache.sh
 echo "== configuring and building td in build/ =="
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
 cmake --build build --target td td_cli td_samples

@@ -93,7 +93,8 @@ absl::Status TooLarge(const std::string& path, uint64_t bytes) {
                                                       kMaxTextFileBytes >> 30));
 }
 
-absl::StatusOr<std::string> ReadRegularFile(const std::string& path) {
+absl::Status ReadRegularFile(const std::string& path, std::string* out) {
+  out->clear();
   // A device is refused before it is opened (opening one may do something);
   // the descriptor is checked again below, as the path may change between.
   struct stat named {};
@@ -112,7 +113,7 @@ absl::StatusOr<std::string> ReadRegularFile(const std::string& path) {
   if (S_ISDIR(st.st_mode)) return SystemError("read", path, EISDIR);
   if (!S_ISREG(st.st_mode)) return NotRegular(path, st.st_mode);
   if (static_cast<uint64_t>(st.st_size) > kMaxTextFileBytes) return TooLarge(path, static_cast<uint64_t>(st.st_size));
-  std::string text;
+  std::string& text = *out;
   // Room for the size said, up to a bound: a sparse file is refused at its
   // first block, before memory for all of it is asked for.
   text.reserve(static_cast<size_t>(std::min<uint64_t>(static_cast<uint64_t>(st.st_size), kReservedBytes)));
@@ -131,17 +132,23 @@ absl::StatusOr<std::string> ReadRegularFile(const std::string& path) {
     if (text.size() + static_cast<size_t>(got) > kMaxTextFileBytes) return TooLarge(path, text.size() + got);
     text.append(buffer, static_cast<size_t>(got));
   }
-  return text;
+  return absl::OkStatus();
 }
 
 }  // namespace
 
-absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
+absl::Status ReadTextFileInto(const std::string& path, std::string* text) {
   try {
-    return ReadRegularFile(path);
+    return ReadRegularFile(path, text);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(absl::StrFormat("cannot read %s: out of memory", path));
   }
+}
+
+absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
+  std::string text;
+  TD_RETURN_IF_ERROR(ReadTextFileInto(path, &text));
+  return text;
 }
 
 absl::StatusOr<json> ParseJsonText(const std::string& text, const std::string& where) {

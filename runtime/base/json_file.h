@@ -25,6 +25,9 @@ inline constexpr uint64_t kMaxTextFileBytes = uint64_t{4} << 30;
 // offset N" (InvalidArgument, said at the first NUL, before the rest is read)
 // or "PATH is N bytes, over the 4 GiB td reads" (ResourceExhausted).
 absl::StatusOr<std::string> ReadTextFile(const std::string& path);
+// The same into *text, whose memory is used again: a reader of many files
+// (td report DIR) then asks for it once, not once per file.
+absl::Status ReadTextFileInto(const std::string& path, std::string* text);
 
 // `text` as JSON; a syntax error reads "WHERE: not valid JSON: line L,
 // column C: <what the parser expected>".

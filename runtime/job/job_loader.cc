@@ -26,13 +26,20 @@ struct Loaded {
   RankSummary rank;
 };
 
-void LoadOne(const std::string& file, AnalysisPipeline* pipeline, Loaded* out) {
-  absl::StatusOr<std::string> text = ReadTextFile(file);
-  if (!text.ok()) {
-    out->status = text.status();
+// What one thread keeps from file to file: the text read and the scan's
+// working memory, asked for once rather than once per file.
+struct ThreadBuffers {
+  std::string text;
+  RunScanBuffers scan;
+};
+
+void LoadOne(const std::string& file, AnalysisPipeline* pipeline, ThreadBuffers* buffers, Loaded* out) {
+  std::string* text = &buffers->text;
+  if (absl::Status read = ReadTextFileInto(file, text); !read.ok()) {
+    out->status = read;
     return;
   }
-  std::optional<RunData> run = ScanRunText(*text);
+  std::optional<RunData> run = ScanRunText(*text, &buffers->scan);
   if (!run) {
     // The full way: a job file, or a run file ScanRunText leaves to the
     // full reader (its error then).
@@ -58,7 +65,6 @@ void LoadOne(const std::string& file, AnalysisPipeline* pipeline, Loaded* out) {
     }
     run = *std::move(decoded);
   }
-  text = std::string();
   // The rank's times and counts as its own report shows them: td's marker cost out.
   if (pipeline->settings().compensate) TakeOutMarkerCost(&*run);
   absl::StatusOr<RunAnalysis> analysis = pipeline->Analyze(*run);
@@ -67,6 +73,7 @@ void LoadOne(const std::string& file, AnalysisPipeline* pipeline, Loaded* out) {
     return;
   }
   out->rank = SummarizeRank(*run, &*analysis, file);
+  buffers->scan.Recycle(&*run);
 }
 
 }  // namespace
@@ -80,11 +87,12 @@ absl::StatusOr<JobTable> LoadJobFiles(const std::vector<std::string>& files, con
   std::atomic<size_t> first_failed{files.size()};
   const auto work = [&] {
     AnalysisPipeline pipeline(settings);  // each thread its own: the definitions load on first use
+    ThreadBuffers buffers;
     for (size_t i = next++; i < files.size(); i = next++) {
       if (i > first_failed.load()) continue;  // an earlier file failed: this one is never reported
       Loaded& one = loaded[i];
       try {
-        LoadOne(files[i], &pipeline, &one);
+        LoadOne(files[i], &pipeline, &buffers, &one);
       } catch (...) {
         one.exception = std::current_exception();
       }

@@ -242,11 +242,19 @@ class Cursor {
     if (*p_ == '0') {
       ++p_;
     } else {
+      const char* first = p_;
       while (p_ < end_ && *p_ >= '0' && *p_ <= '9') {
-        const uint64_t digit = static_cast<uint64_t>(*p_ - '0');
-        if (value > (std::numeric_limits<uint64_t>::max() - digit) / 10) return false;
-        value = value * 10 + digit;
+        value = value * 10 + static_cast<uint64_t>(*p_ - '0');
         ++p_;
+      }
+      // 19 digits never overflow; 20 and more are read again, checked.
+      if (p_ - first >= 20) {
+        value = 0;
+        for (const char* d = first; d < p_; ++d) {
+          const uint64_t digit = static_cast<uint64_t>(*d - '0');
+          if (value > (std::numeric_limits<uint64_t>::max() - digit) / 10) return false;
+          value = value * 10 + digit;
+        }
       }
     }
     // A fraction or exponent (a float to nlohmann), or digits after a leading 0.

@@ -2,6 +2,7 @@
 #ifndef TD_RUNTIME_RECORDED_RUN_FILE_H_
 #define TD_RUNTIME_RECORDED_RUN_FILE_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,7 +41,24 @@ absl::StatusOr<RunData> RunFromText(const std::string& text, const std::string& 
 // (run_file_scan.cc): the same RunData as RunFromJson of the parsed text, or
 // nullopt when the text is anything but the plain shape td writes, or not a
 // valid run (RunFromText then reads it the full way, which says why).
-std::optional<RunData> ScanRunText(std::string_view text);
+// `buffers`: where a caller that reads many files (td report DIR, one per
+// thread) lets the scan keep its working memory from one file to the next.
+class RunScanBuffers {
+ public:
+  RunScanBuffers();
+  ~RunScanBuffers();
+  RunScanBuffers(const RunScanBuffers&) = delete;
+  RunScanBuffers& operator=(const RunScanBuffers&) = delete;
+  struct Vectors;  // run_file_scan.cc
+  Vectors& vectors() { return *vectors_; }
+  // Takes the lists of a run the caller is done with, for the next scan's
+  // parts (the run keeps its regions, with their counts emptied).
+  void Recycle(RunData* run);
+
+ private:
+  std::unique_ptr<Vectors> vectors_;
+};
+std::optional<RunData> ScanRunText(std::string_view text, RunScanBuffers* buffers = nullptr);
 
 // The regions' tree: parents before children, each child listed once by its
 // parent, paths extending their parent's by one name, no path twice.

@@ -99,6 +99,26 @@ TEST(RunFileScan, DecodesTdsOwnFilesAsTheFullReaderDoes) {
   EXPECT_GE(read, 2u) << "nopmu_matmul.json (the real runtime's) and replay_skl_matmul.json";
 }
 
+// td report DIR passes each thread's buffers to every file it scans, and
+// gives each run back when done: what a file decodes to must not depend on
+// the files scanned before it, also when the one before was given up halfway.
+TEST(RunFileScan, BuffersKeptBetweenFilesDecodeEachFileAsAFreshScan) {
+  const std::vector<std::string> texts = TdWrittenFiles();
+  RunScanBuffers buffers;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = 0; i < texts.size(); ++i) {
+      const std::string& text = texts[pass == 0 ? i : texts.size() - 1 - i];
+      const std::optional<RunData> fresh = ScanRunText(text);
+      std::optional<RunData> reused = ScanRunText(text, &buffers);
+      ASSERT_TRUE(fresh && reused) << text;
+      EXPECT_EQ(RunToJson(*reused), RunToJson(*fresh)) << text;
+      buffers.Recycle(&*reused);  // its lists go to the next file's parts
+      // Cut inside its last region: the scan gives up with its buffers full.
+      EXPECT_FALSE(ScanRunText(text.substr(0, text.rfind("\"thread\"")), &buffers));
+    }
+  }
+}
+
 TEST(RunFileScan, LeavesJobFilesAndOddSpellingsToTheFullReader) {
   const std::string text = RunFileText(sample_runs::TwoThreadRun());
   nlohmann::json j = nlohmann::json::parse(text);
