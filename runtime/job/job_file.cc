@@ -336,7 +336,7 @@ absl::StatusOr<JobTable> JobTableFromJson(const nlohmann::json& json, const std:
       for (const auto& bin : region.at("wall_histogram")) bins[bin.at(0).get<int>()] += bin.at(1).get<uint64_t>();
       if (table.per_rank) {
         for (const auto& row : region.at("ranks")) {
-          RegionOnRank on{row.at(0).get<int64_t>(), row.at(1).get<uint64_t>(), row.at(2).get<int64_t>(), std::nullopt, std::nullopt};
+          RegionOnRank on{row.at(0).get<int64_t>(), row.at(1).get<uint64_t>(), row.at(2).get<int64_t>(), std::nullopt, std::nullopt, std::nullopt};
           if (!row.at(3).is_null()) on.task_clock_ns = row.at(3).get<double>();
           if (row.size() > 4 && !row.at(4).is_null()) {
             const auto& m = row.at(4);

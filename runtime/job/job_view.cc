@@ -122,7 +122,7 @@ RankSummary SummarizeRank(const RunData& run, const RunAnalysis* analysis, std::
     const RegionTotals totals = Totals(region, run.layout.events.size());
     RankRegion& row = summary.regions.emplace_back();
     row.path = region.path;
-    row.on_rank = RegionOnRank{rank, totals.calls, totals.wall_inclusive_ns, TaskClockNs(run, region), std::nullopt};
+    row.on_rank = RegionOnRank{rank, totals.calls, totals.wall_inclusive_ns, TaskClockNs(run, region), std::nullopt, std::nullopt};
     if (run.mpi_outside_regions) row.on_rank.mpi = totals.mpi;  // libtd-mpi timed this rank's MPI calls
     if (trees && r < analysis->regions.size()) {
       for (const TreeNode& node : analysis->regions[r].tree) {
