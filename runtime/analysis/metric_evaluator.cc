@@ -133,8 +133,8 @@ Value MetricEvaluator::EvaluateDefinition(const FormulaDefinition& def) {
       const bool current_exists = def.VersionOf(0).empty();
       Note(absl::StrFormat("%s%s: %s computed with \"%s\" (%s)", kOlderFormulaNotePrefix, version, def.name,
                            def.alternatives[i].text(),
-                           !current_exists ? "a node of that version only"
-                                                     : first.missing + " not measured for the current formula"));
+                           current_exists ? first.missing + " not measured for the current formula"
+                                          : "a node of that version only"));
     } else if (i != 0) {
       Note(absl::StrFormat("%s: computed with \"%s\" (%s not measured for the preferred form)",
                            def.name, def.alternatives[i].text(), first.missing));
