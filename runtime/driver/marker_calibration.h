@@ -22,7 +22,7 @@ struct ThreadCountersOrError {
 ThreadCountersOrError OpenCountersOfThisThread(CounterBackend& backend);
 
 // Runs marker pairs through a scratch thread state on this thread's counters
-// and returns what one pair costs inside and around a region: the least of
+// and returns what one pair costs inside and around a region: the median of
 // several rounds (CombineCalibrationRounds). Nullopt, with one line said,
 // when even that is beyond what a pair can cost.
 std::optional<MarkerCost> MeasureMarkerCost(CounterBackend& backend);
@@ -33,10 +33,12 @@ std::optional<MarkerCost> MeasureMarkerCost(CounterBackend& backend);
 // wipe out the regions it is taken from.
 inline constexpr double kMaxPairWallNs = 50'000;
 
-// One round of a calibration, per call: what the inner empty region reports
-// for itself (inside) and what the outer region around it reports (outer:
-// its own inside cost, the inner pair's whole cost, and around). Per event
-// in the run's order; empty where the counters were not measured.
+// One round of a calibration, per pair: what an empty region reports for
+// itself per call (inside), and what one pair adds to the region around it
+// (pair: inside, the pair's own reads and what they cost the code beside
+// them), measured as the difference between a stretch of work split by
+// pairs and the same work without them. Per event in the run's order;
+// empty where the counters were not measured.
 struct PerCall {
   double wall_ns = 0;
   std::vector<double> events;
@@ -44,15 +46,16 @@ struct PerCall {
 struct CalibrationRound {
   uint64_t pairs = 0;
   PerCall inside;
-  PerCall outer;
+  PerCall pair;
 };
 
-// The rounds of one calibration, each measured alone: a preemption or an
-// interrupt only ever adds to a round (to inside and outer alike when it
-// hits the inner pair, which would make around look smaller), so each
-// figure's least value over the rounds is kept and around is the least
-// outer less twice the least inside. Nullopt when no round was measured or
-// even the least pair is over kMaxPairWallNs; *why then says so.
+// The rounds of one calibration, each measured alone. A preemption or an
+// interrupt adds to whichever part of a round it hits: to the split work
+// (pair too large), to the work alone (pair too small, even below 0) or to
+// the empty regions (inside too large). So each figure is the median over
+// the rounds (the lower one of an even count), and around is the median
+// pair less the median inside, never below 0. Nullopt when no round was
+// measured or the median pair is over kMaxPairWallNs; *why then says so.
 std::optional<MarkerCost> CombineCalibrationRounds(const std::vector<CalibrationRound>& rounds, std::string* why);
 
 }  // namespace td

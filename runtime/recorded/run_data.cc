@@ -122,6 +122,7 @@ void TakeOutMarkerCost(RunData* run_data) {
     }
   }
   const double pair_wall = cost.inside_wall_ns + cost.around_wall_ns;
+  const bool sampled = run.Sampled();
   uint64_t held = 0;
   std::vector<uint64_t> children_counts(num_events);
   // Children first: a part's inclusive values are then raised to at least
@@ -170,13 +171,19 @@ void TakeOutMarkerCost(RunData* run_data) {
         if (!measured || c.events.size() != num_events) continue;
         for (size_t e = 0; e < num_events; ++e) children_counts[e] = SaturatingAdd(children_counts[e], c.events[e].inclusive);
       }
+      // Exclusive is inclusive less the children on the same thread; where a
+      // child stopped at 0 or its parent was raised, the two formulas part,
+      // and exclusive must not keep more than inclusive leaves it (not under
+      // TD_SAMPLE, whose children's values are scaled estimates).
       if (measured) {
         for (size_t e = 0; e < num_events; ++e) {
           t.events[e].inclusive = std::max(t.events[e].inclusive, children_counts[e]);
+          if (!sampled) t.events[e].exclusive = std::min(t.events[e].exclusive, t.events[e].inclusive - children_counts[e]);
         }
       }
       if (children_wall > t.wall_inclusive_ns && t.wall_inclusive_ns != 0) ++held;  // a 0 was counted above
       t.wall_inclusive_ns = std::max(t.wall_inclusive_ns, children_wall);
+      if (!sampled) t.wall_exclusive_ns = std::min(t.wall_exclusive_ns, t.wall_inclusive_ns - children_wall);
     }
   }
   out.marker_cost->taken_out = true;

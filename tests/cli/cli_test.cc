@@ -627,7 +627,7 @@ TEST(CliReport, TdsOwnMarkerCostIsTakenOut) {
   const nlohmann::json run = nlohmann::json::parse(Slurp(file));
   ASSERT_TRUE(run.contains("marker_cost")) << "measured at exit";
   const nlohmann::json& cost = run["marker_cost"];
-  EXPECT_EQ(cost["pairs"], 1000) << "five rounds of 200";
+  EXPECT_EQ(cost["pairs"], 1400) << "seven rounds of 200";
   EXPECT_EQ(cost["inside"].size(), run["events"].size());
   const size_t task_clock = 1;  // the software group: page-faults, task-clock, …
   ASSERT_EQ(run["events"][task_clock]["name"], "task-clock");
@@ -675,7 +675,7 @@ TEST(CliReport, TdsOwnMarkerCostIsTakenOut) {
   EXPECT_EQ(CsvValue(compensated.out, "work/tick", "time", "calls"), 10000);
   const Outcome text = Td({"report", file});
   EXPECT_TRUE(Contains(text.out, "td's own cost taken out per marker pair: wall ")) << text.out;
-  EXPECT_TRUE(Contains(text.out, "(measured over 1000 pairs at exit; TD_COMPENSATE=0 for raw values)")) << text.out;
+  EXPECT_TRUE(Contains(text.out, "(measured over 1400 pairs at exit; TD_COMPENSATE=0 for raw values)")) << text.out;
   fs::remove_all(dir);
 }
 

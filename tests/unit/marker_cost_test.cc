@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -108,6 +109,73 @@ TEST(MarkerCost, AnOverestimateNeverLeavesAParentBelowItsChildren) {
   EXPECT_EQ(outer.events[1].inclusive, inner.events[1].inclusive) << "99,960, raised to its child's 149,980";
   EXPECT_EQ(outer.events[0].inclusive, 10u) << "page-faults untouched";
   EXPECT_EQ(run.marker_cost->wall_times_held, 2u) << "outer's inclusive (raised to its child's) and exclusive (0)";
+}
+
+MarkerCost Scaled(MarkerCost cost, double scale) {
+  cost.inside_wall_ns *= scale;
+  cost.around_wall_ns *= scale;
+  for (double& v : cost.inside) v *= scale;
+  for (double& v : cost.around) v *= scale;
+  return cost;
+}
+
+// No value below 0, no region below its children, no exclusive value above
+// its inclusive less its children's: on every thread, wall and task-clock.
+void ExpectConsistent(const RunData& run) {
+  for (const Region& region : run.regions) {
+    for (const RegionOnThread& part : region.threads) {
+      int64_t children_wall = 0;
+      uint64_t children_clock = 0;
+      for (const int child : region.children) {
+        for (const RegionOnThread& c : run.regions[static_cast<size_t>(child)].threads) {
+          if (c.thread != part.thread) continue;
+          children_wall += c.wall_inclusive_ns;
+          if (!c.events.empty()) children_clock += c.events[1].inclusive;
+        }
+      }
+      SCOPED_TRACE(region.path);
+      EXPECT_GE(part.wall_exclusive_ns, 0);
+      EXPECT_GE(part.wall_inclusive_ns, children_wall);
+      EXPECT_LE(part.wall_exclusive_ns, part.wall_inclusive_ns - children_wall);
+      if (part.events.empty()) continue;
+      EXPECT_GE(part.events[1].inclusive, children_clock);
+      EXPECT_LE(part.events[1].exclusive, part.events[1].inclusive - children_clock);
+    }
+  }
+}
+
+// A slow calibration injected at every scale (the measured cost × 1 to ×
+// 10^6), on costs mostly around the pair (the sample's) and mostly inside it
+// (the software group's read: task-clock runs on through the system call),
+// and on a parent that did most of the work itself around 1,000 short child
+// calls, where a cost above the child's takes the child to 0 (it loses less
+// than the cost) while the parent's exclusive loses only the pairs' around.
+TEST(MarkerCost, AnInjectedSlowCalibrationKeepsEveryRegionConsistent) {
+  RunData busy_parent = sample_runs::TwoThreadRun();
+  RegionOnThread& parent = busy_parent.regions[0].threads[0];
+  parent.wall_inclusive_ns = 10'000'000;
+  parent.wall_exclusive_ns = 9'000'000;
+  parent.events[1] = {10'000'000, 9'000'000};
+  RegionOnThread& child = busy_parent.regions[1].threads[0];
+  child.calls = 1000;
+  child.recursive_calls = 0;
+  child.events[1] = {1'000'000, 1'000'000};
+  child.wall_inclusive_ns = child.wall_exclusive_ns = 1'000'000;
+  MarkerCost mostly_inside = SampleCost();
+  std::swap(mostly_inside.inside_wall_ns, mostly_inside.around_wall_ns);
+  std::swap(mostly_inside.inside, mostly_inside.around);
+  for (const double scale : {1.0, 10.0, 15.0, 30.0, 100.0, 1e3, 1e4, 1e5, 1e6}) {
+    for (const MarkerCost& measured : {SampleCost(), mostly_inside}) {
+      for (const RunData& sample : {sample_runs::TwoThreadRun(), busy_parent}) {
+        SCOPED_TRACE("cost ×" + std::to_string(scale));
+        RunData run = sample;
+        run.marker_cost = Scaled(measured, scale);
+        TakeOutMarkerCost(&run);
+        ExpectConsistent(run);
+        if (scale >= 1e4) EXPECT_GT(run.marker_cost->wall_times_held, 0u) << "said in the report, not silent";
+      }
+    }
+  }
 }
 
 // Counts up to 2^64 − 1 are valid in a file: taking the cost out of them
