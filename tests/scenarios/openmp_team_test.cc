@@ -36,7 +36,7 @@ const nlohmann::json* Entry(const nlohmann::json& analysis, const std::string& p
   return nullptr;
 }
 
-class OpenMpTeam : public ::testing::Test {
+class OpenMPTeam : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     run_ = new ScenarioRun(RunScenario(TD_SCENARIO_APP, "openmp_outer", {"OMP_NUM_THREADS=4", "OMP_DYNAMIC=false"}));
@@ -49,12 +49,12 @@ class OpenMpTeam : public ::testing::Test {
   static ScenarioRun* run_;
   static std::string* file_;
 };
-ScenarioRun* OpenMpTeam::run_ = nullptr;
-std::string* OpenMpTeam::file_ = nullptr;
+ScenarioRun* OpenMPTeam::run_ = nullptr;
+std::string* OpenMPTeam::file_ = nullptr;
 
 // What td records: the team threads' copies at the top level, the calling
 // thread's nested in the region around the parallel region.
-TEST_F(OpenMpTeam, RecordsTheCallingThreadsCopyNested) {
+TEST_F(OpenMPTeam, RecordsTheCallingThreadsCopyNested) {
   ASSERT_EQ(run_->exit_code, 0) << run_->err;
   ASSERT_EQ(run_->reports.size(), 1u) << run_->err;
   const nlohmann::json& report = run_->reports.front();
@@ -77,7 +77,7 @@ TEST_F(OpenMpTeam, RecordsTheCallingThreadsCopyNested) {
       << run_->err;
 }
 
-TEST_F(OpenMpTeam, JsonHasTheSpreadOverTheTeamAndTheTeamCpu) {
+TEST_F(OpenMPTeam, JsonHasTheSpreadOverTheTeamAndTheTeamCpu) {
   ASSERT_FALSE(file_->empty()) << run_->err;
   const nlohmann::json analysis = nlohmann::json::parse(Td("report '" + *file_ + "' --json"), nullptr, false);
   ASSERT_FALSE(analysis.is_discarded());
@@ -101,7 +101,7 @@ TEST_F(OpenMpTeam, JsonHasTheSpreadOverTheTeamAndTheTeamCpu) {
   EXPECT_TRUE(Entry(analysis, "unmarked")->at("team_cpu").is_null()) << "no team copies to add";
 }
 
-TEST_F(OpenMpTeam, CsvAndHtmlHaveTheSpreadOverTheTeam) {
+TEST_F(OpenMPTeam, CsvAndHtmlHaveTheSpreadOverTheTeam) {
   ASSERT_FALSE(file_->empty()) << run_->err;
   const std::string csv = Td("report '" + *file_ + "' --csv");
   EXPECT_NE(csv.find("\nstep,threads,threads,4,0,0\n"), std::string::npos) << csv;

@@ -49,7 +49,7 @@ RunData OuterPattern() {
   return data;
 }
 
-TEST(ThreadSpread, CountsTheCallingThreadsNestedCopy) {
+TEST(OpenMPSpread, CountsTheCallingThreadsNestedCopy) {
   const RunData data = OuterPattern();
   const std::vector<ThreadSpread> spreads = TeamSpreads(data);
   const ThreadSpread& step = spreads[2];
@@ -68,7 +68,7 @@ TEST(ThreadSpread, CountsTheCallingThreadsNestedCopy) {
   EXPECT_EQ(WallAcrossThreads(data.regions[2]).threads, 3u);
 }
 
-TEST(ThreadSpread, TeamCpuAddsTheTeamThreadsThatRanInside) {
+TEST(OpenMPSpread, TeamCpuAddsTheTeamThreadsThatRanInside) {
   const RunData data = OuterPattern();
   const std::vector<TeamCpu> cpu = TeamTaskClock(data, TeamSpreads(data));
   EXPECT_EQ(*cpu[0].own_ns, 10.0 * kMs);
@@ -82,7 +82,7 @@ TEST(ThreadSpread, TeamCpuAddsTheTeamThreadsThatRanInside) {
 
 // Nested copies in two regions: the spread sums them; which region the team
 // threads' time belongs to cannot be told, so none but the region itself gains it.
-TEST(ThreadSpread, CopiesInSeveralRegionsAreSummedButNotAttributed) {
+TEST(OpenMPSpread, CopiesInSeveralRegionsAreSummedButNotAttributed) {
   RunData data = OuterPattern();
   Region other = Region{"init", "init", -1, {}, {}};
   other.children = {4};
@@ -104,7 +104,7 @@ TEST(ThreadSpread, CopiesInSeveralRegionsAreSummedButNotAttributed) {
 
 // A thread that also ran the region at its top level is counted with that
 // copy only: its nested copy is not the team's.
-TEST(ThreadSpread, AThreadAtTheTopLevelKeepsItsOwnCopy) {
+TEST(OpenMPSpread, AThreadAtTheTopLevelKeepsItsOwnCopy) {
   RunData data = OuterPattern();
   data.regions[2].threads.push_back(On(data, 0, 7));
   const std::vector<ThreadSpread> spreads = TeamSpreads(data);
@@ -118,7 +118,7 @@ TEST(ThreadSpread, AThreadAtTheTopLevelKeepsItsOwnCopy) {
 // inner BEGIN is a recursive call of its open copy, whose time is the outer
 // one; the spread says which threads count that way. A recursion on every
 // thread is no team's.
-TEST(ThreadSpread, SameNameAroundTheTeamIsNamed) {
+TEST(OpenMPSpread, SameNameAroundTheTeamIsNamed) {
   RunData data = OuterPattern();
   data.regions[2].threads.insert(data.regions[2].threads.begin(), On(data, 0, 12));
   data.regions[2].threads[0].calls = 2;
@@ -135,7 +135,7 @@ TEST(ThreadSpread, SameNameAroundTheTeamIsNamed) {
   EXPECT_TRUE(TeamSpreads(data)[2].outer_copies.empty());
 }
 
-TEST(ThreadSpread, EveryOutputCarriesIt) {
+TEST(OpenMPSpread, EveryOutputCarriesIt) {
   const RunData data = OuterPattern();
   const std::string text = FormatTextReport(data);
   EXPECT_NE(text.find("  step                           4    2.00 ms    3.50 ms    5.00 ms      1.43  thread 3 (OpenMP 3)"),
@@ -167,7 +167,7 @@ TEST(ThreadSpread, EveryOutputCarriesIt) {
 
 // The job view: each rank's row carries its own threads and thread imbalance,
 // and a job table keeps them through the text the ranks send each other.
-TEST(ThreadSpread, JobViewRowsPerRank) {
+TEST(OpenMPSpread, JobViewRowsPerRank) {
   RunData rank0 = OuterPattern();
   rank0.mpi = MpiRank{0, 2, "job", "host", "Open MPI"};
   RunData rank1 = OuterPattern();
