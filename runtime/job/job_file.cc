@@ -236,8 +236,14 @@ std::string JobTableText(const JobTable& table, int indent) {
       for (const RegionOnRank& on : r.ranks) {
         rows.push_back({on.rank, on.calls, on.wall_ns,
                         on.task_clock_ns ? nlohmann::json(*on.task_clock_ns) : nlohmann::json(nullptr)});
-        // A 5th member where the rank has MPI times: [ns, calls, bytes].
+        // A 5th member where the rank has MPI times: [ns, calls, bytes] (null
+        // without); a 6th where several of its threads ran the region:
+        // [threads, thread imbalance] (one thread costs no bytes).
         if (on.mpi) rows.back().push_back({on.mpi->ns, on.mpi->calls, on.mpi->bytes});
+        if (on.threads >= 2) {
+          if (!on.mpi) rows.back().push_back(nullptr);
+          rows.back().push_back({on.threads, on.thread_imbalance ? nlohmann::json(*on.thread_imbalance) : nullptr});
+        }
       }
       region["ranks"] = std::move(rows);
     }
@@ -336,8 +342,15 @@ absl::StatusOr<JobTable> JobTableFromJson(const nlohmann::json& json, const std:
       for (const auto& bin : region.at("wall_histogram")) bins[bin.at(0).get<int>()] += bin.at(1).get<uint64_t>();
       if (table.per_rank) {
         for (const auto& row : region.at("ranks")) {
-          RegionOnRank on{row.at(0).get<int64_t>(), row.at(1).get<uint64_t>(), row.at(2).get<int64_t>(), std::nullopt, std::nullopt, std::nullopt};
+          RegionOnRank on;
+          on.rank = row.at(0).get<int64_t>();
+          on.calls = row.at(1).get<uint64_t>();
+          on.wall_ns = row.at(2).get<int64_t>();
           if (!row.at(3).is_null()) on.task_clock_ns = row.at(3).get<double>();
+          if (row.size() > 5) {
+            on.threads = row.at(5).at(0).get<size_t>();
+            if (!row.at(5).at(1).is_null()) on.thread_imbalance = row.at(5).at(1).get<double>();
+          }
           if (row.size() > 4 && !row.at(4).is_null()) {
             const auto& m = row.at(4);
             on.mpi = MpiTime{m.at(0).get<int64_t>(), m.at(1).get<uint64_t>(), m.at(2).get<uint64_t>()};

@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "runtime/base/byte_strings.h"
 #include "runtime/analysis/software_metrics.h"
+#include "runtime/analysis/thread_spread.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/text_format.h"
 
@@ -31,6 +32,12 @@ std::string Column(const std::string& text, size_t width) {
   size_t columns = 0;
   for (unsigned char c : text) columns += (c & 0xC0) != 0x80;
   return std::string(width > columns ? width - columns : 0, ' ') + text;
+}
+
+// A rank's threads and thread imbalance as two CSV cells, empty where not known.
+std::string ThreadsCsv(const RegionOnRank& on) {
+  return absl::StrCat(on.threads == 0 ? "" : absl::StrCat(on.threads), ",",
+                      on.thread_imbalance ? absl::StrFormat("%.4f", *on.thread_imbalance) : "");
 }
 
 int Depth(const std::string& path) { return static_cast<int>(std::count(path.begin(), path.end(), '/')); }
@@ -117,12 +124,18 @@ RankSummary SummarizeRank(const RunData& run, const RunAnalysis* analysis, std::
   const bool trees = analysis != nullptr && analysis->HasTrees();
   summary.regions.reserve(run.regions.size() + 1);
   AddProgramRegion(run, rank, &summary);
+  const std::vector<ThreadSpread> spreads = TeamSpreads(run);
   for (size_t r = 0; r < run.regions.size(); ++r) {
     const Region& region = run.regions[r];
     const RegionTotals totals = Totals(region, run.layout.events.size());
     RankRegion& row = summary.regions.emplace_back();
     row.path = region.path;
-    row.on_rank = RegionOnRank{rank, totals.calls, totals.wall_inclusive_ns, TaskClockNs(run, region), std::nullopt, std::nullopt};
+    row.on_rank.rank = rank;
+    row.on_rank.calls = totals.calls;
+    row.on_rank.wall_ns = totals.wall_inclusive_ns;
+    row.on_rank.task_clock_ns = TaskClockNs(run, region);
+    row.on_rank.threads = spreads[r].threads;
+    if (spreads[r].mean > 0) row.on_rank.thread_imbalance = spreads[r].Imbalance();
     if (run.mpi_outside_regions) row.on_rank.mpi = totals.mpi;  // libtd-mpi timed this rank's MPI calls
     if (trees && r < analysis->regions.size()) {
       for (const TreeNode& node : analysis->regions[r].tree) {
@@ -222,6 +235,37 @@ std::string FormatMpiShares(const JobView& view) {
   return out;
 }
 
+namespace {
+
+// Per region that some rank ran on several threads: each rank's threads and
+// thread imbalance (its slowest thread's wall time / its mean), up to
+// kThreadRanksShown ranks, then the highest. "" where no rank had several.
+std::string FormatThreadsPerRank(const JobView& view) {
+  constexpr size_t kThreadRanksShown = 8;
+  std::string rows;
+  for (const RegionAcrossRanks& r : view.regions) {
+    const RegionOnRank* worst = nullptr;
+    std::vector<std::string> cells;
+    for (const RegionOnRank& on : r.ranks) {
+      if (on.threads < 2 || !on.thread_imbalance) continue;
+      if (worst == nullptr || *on.thread_imbalance > *worst->thread_imbalance) worst = &on;
+      cells.push_back(absl::StrFormat("rank %d: %d × %.2f", on.rank, on.threads, *on.thread_imbalance));
+    }
+    if (worst == nullptr) continue;
+    if (cells.size() > kThreadRanksShown) {
+      cells = {absl::StrFormat("%d ranks, highest rank %d: %d × %.2f", cells.size(), worst->rank, worst->threads,
+                               *worst->thread_imbalance)};
+    }
+    const std::string name = std::string(2 * r.depth, ' ') + Printable(r.path.substr(r.path.rfind('/') + 1));
+    absl::StrAppendFormat(&rows, "%-32s %s\n", name, absl::StrJoin(cells, ", "));
+  }
+  if (rows.empty()) return "";
+  return "\nthreads within each rank (threads × thread imbalance = the rank's slowest thread's wall time / the mean "
+         "over its threads that ran the region)\n" + rows;
+}
+
+}  // namespace
+
 std::string FormatJobText(const JobView& view) {
   std::string out = absl::StrFormat("td job report: %s, job %s, %d rank%s", Printable(view.program),
                                     view.job.empty() ? "(unnamed)" : Printable(view.job), view.present.size(),
@@ -258,6 +302,7 @@ std::string FormatJobText(const JobView& view) {
         Column(r.task_clock_ns.ranks ? HumanDuration(static_cast<int64_t>(r.task_clock_ns.mean)) : "—", 12),
         Column(r.task_clock_ns.ranks ? HumanDuration(static_cast<int64_t>(r.task_clock_ns.max)) : "—", 12));
   }
+  out += FormatThreadsPerRank(view);
   out += FormatImbalances(view);
   out += FormatMpiShares(view);
   out += FormatEfficiencies(view);
@@ -280,18 +325,28 @@ std::string FormatJobText(const JobView& view) {
 }
 
 std::string FormatJobCsv(const JobView& view) {
-  std::string out = absl::StrCat("path,rank,calls,wall_ns,task_clock_ns,imbalance,slowest_rank,", kMetricsCsvHeader, "\n");
+  std::string out = absl::StrCat("path,rank,calls,wall_ns,task_clock_ns,imbalance,slowest_rank,", kMetricsCsvHeader,
+                                 ",threads,thread_imbalance\n");
   for (const RegionAcrossRanks& r : view.regions) {
     for (size_t row = 0; row < r.ranks.size(); ++row) {
       const RegionOnRank& on = r.ranks[row];
-      absl::StrAppendFormat(&out, "%s,%d,%d,%d,%s,,,%s\n", CsvField(r.path), on.rank, on.calls, on.wall_ns,
+      absl::StrAppendFormat(&out, "%s,%d,%d,%d,%s,,,%s,%s\n", CsvField(r.path), on.rank, on.calls, on.wall_ns,
                             on.task_clock_ns ? absl::StrCat(SoftwareIntegerValue(*on.task_clock_ns)) : "",
-                            MetricsCsvOfRank(r, row));
+                            MetricsCsvOfRank(r, row), ThreadsCsv(on));
     }
-    absl::StrAppendFormat(&out, "%s,all,%d,%d,%s,%.4f,%d,%s\n", CsvField(r.path), r.calls,
+    // The "all" row's thread columns: the most threads and the highest
+    // imbalance of any rank (the per-rank rows say which).
+    RegionOnRank most;
+    for (const RegionOnRank& on : r.ranks) {
+      most.threads = std::max(most.threads, on.threads);
+      if (on.thread_imbalance && (!most.thread_imbalance || *on.thread_imbalance > *most.thread_imbalance)) {
+        most.thread_imbalance = on.thread_imbalance;
+      }
+    }
+    absl::StrAppendFormat(&out, "%s,all,%d,%d,%s,%.4f,%d,%s,%s\n", CsvField(r.path), r.calls,
                           SoftwareIntegerValue(r.wall_ns.max),
                           r.task_clock_ns.ranks ? absl::StrCat(SoftwareIntegerValue(r.task_clock_ns.mean * r.task_clock_ns.ranks)) : "",
-                          r.imbalance, r.slowest_rank, MetricsCsvOfRegion(r));
+                          r.imbalance, r.slowest_rank, MetricsCsvOfRegion(r), ThreadsCsv(most));
   }
   return out;
 }
@@ -389,6 +444,8 @@ nlohmann::json RegionJson(const RegionAcrossRanks& r) {
       per_rank.back()["mpi_bytes"] = on.mpi->bytes;
     }
     if (on.wait_ns) per_rank.back()["wait_ns"] = *on.wait_ns;
+    if (on.threads != 0) per_rank.back()["threads"] = on.threads;
+    if (on.thread_imbalance) per_rank.back()["thread_imbalance"] = *on.thread_imbalance;
   }
   nlohmann::json level1 = nlohmann::json::object();
   for (const auto& [node, s] : r.level1) level1[node] = SpreadJson(s);

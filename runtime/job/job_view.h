@@ -41,6 +41,11 @@ struct RegionOnRank {
   // Its MPI time beyond the least over the region's ranks: what it waited
   // (runtime/job/job_metrics.h); derived, never stored in files.
   std::optional<int64_t> wait_ns;
+  // The rank's own spread over its threads (runtime/analysis/thread_spread.h):
+  // how many ran the region and its slowest thread's wall time / the mean;
+  // 0 and none where the rank's table did not carry them.
+  size_t threads = 0;
+  std::optional<double> thread_imbalance;
 };
 
 struct RegionAcrossRanks {

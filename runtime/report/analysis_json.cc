@@ -4,6 +4,7 @@
 #include "runtime/base/byte_strings.h"
 #include "runtime/analysis/measurement_conditions.h"
 #include "runtime/analysis/software_metrics.h"
+#include "runtime/analysis/thread_spread.h"
 
 namespace td {
 namespace {
@@ -32,6 +33,34 @@ void AddMeasuredJson(const RunData& data, const Region& region, nlohmann::json* 
     if (inclusive[m].unit != SoftwareUnit::kCpus) entry["exclusive"] = SoftwareValueJson(exclusive[m]);
   }
   (*out)["software"] = std::move(software);
+}
+
+// The spread over the threads (thread_spread.h), null where one thread ran
+// the region; the team CPU, null where no team threads' copies were added.
+void AddThreadsJson(const RunData& data, const ThreadSpread& s, const TeamCpu& cpu, nlohmann::json* out) {
+  using nlohmann::json;
+  json spread = nullptr;
+  if (s.threads >= 2) {
+    json copies = json::array();
+    for (const size_t c : s.copies) copies.push_back(data.regions[c].path);
+    spread = {{"threads", s.threads},
+              {"wall_min_ns", s.min},
+              {"wall_mean_ns", s.mean},
+              {"wall_max_ns", s.max},
+              {"imbalance", s.Imbalance()},
+              {"slowest_thread", s.slowest},
+              {"slowest_openmp_thread", s.slowest_openmp >= 0 ? json(s.slowest_openmp) : json(nullptr)},
+              {"nested_copies", std::move(copies)},
+              {"outer_copy_threads", s.outer_copies}};
+  }
+  (*out)["across_threads"] = std::move(spread);
+  json team = nullptr;
+  if (!cpu.team_paths.empty() && cpu.team_ns) {
+    team = {{"task_clock_ns", SoftwareIntegerValue(*cpu.team_ns)},
+            {"own_task_clock_ns", cpu.own_ns ? json(SoftwareIntegerValue(*cpu.own_ns)) : json(nullptr)},
+            {"added_regions", cpu.team_paths}};
+  }
+  (*out)["team_cpu"] = std::move(team);
 }
 
 }  // namespace
@@ -76,9 +105,12 @@ nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysi
   };
   // Every region has an entry with what was measured, tree or not; the
   // trees are null when there is none (no hardware counts).
+  const std::vector<ThreadSpread> spreads = TeamSpreads(data);
+  const std::vector<TeamCpu> team_cpu = TeamTaskClock(data, spreads);
   for (size_t i = 0; i < data.regions.size(); ++i) {
     json region = {{"path", data.regions[i].path}, {"threads", data.regions[i].threads.size()}};
     AddMeasuredJson(data, data.regions[i], &region);
+    AddThreadsJson(data, spreads[i], team_cpu[i], &region);
     const bool has_tree = analysis.HasTrees() && i < analysis.regions.size();
     region["inclusive"] = has_tree ? result_json(analysis.regions[i]) : json(nullptr);
     const bool has_exclusive = has_tree && i < analysis.exclusive.size() && !analysis.exclusive[i].tree.empty();

@@ -4,6 +4,7 @@
 #include "absl/strings/str_format.h"
 #include "runtime/analysis/measurement_conditions.h"
 #include "runtime/analysis/software_metrics.h"
+#include "runtime/analysis/thread_spread.h"
 #include "runtime/base/text_format.h"
 #include "runtime/counters/simulated_backend.h"
 
@@ -26,11 +27,33 @@ std::string NodeNote(const TreeNode& n) {
 
 std::string Number(double v) { return absl::StrFormat("%.10g", v); }
 
+// Kind "threads": the spread over the threads (thread_spread.h), where more
+// than one ran the region, and each nested copy it counts; then the team
+// CPU where team threads' copies were added to the region's own.
+void ThreadRows(const RunData& data, const Region& region, const ThreadSpread& s, const TeamCpu& cpu,
+                std::string* out) {
+  if (s.threads >= 2) {
+    Row(out, region.path, "threads", "threads", absl::StrCat(s.threads));
+    Row(out, region.path, "threads", "wall_min_ns", absl::StrCat(s.min));
+    Row(out, region.path, "threads", "wall_mean_ns", Number(s.mean));
+    Row(out, region.path, "threads", "wall_max_ns", absl::StrCat(s.max));
+    Row(out, region.path, "threads", "imbalance", Number(s.Imbalance()));
+    Row(out, region.path, "threads", "slowest_thread", absl::StrCat(s.slowest));
+    Row(out, region.path, "threads", "slowest_openmp_thread", s.slowest_openmp >= 0 ? absl::StrCat(s.slowest_openmp) : "");
+    for (const size_t c : s.copies) Row(out, region.path, "threads", "nested_copy", CsvField(data.regions[c].path));
+  }
+  if (!cpu.team_paths.empty() && cpu.team_ns) {
+    Row(out, region.path, "time", "team_task_clock_ns", absl::StrCat(SoftwareIntegerValue(*cpu.team_ns)));
+  }
+}
+
 }  // namespace
 
 std::string FormatCsvReport(const RunData& data, const RunAnalysis* analysis) {
   std::string out = "region,kind,name,value,flagged,critical\n";
   const size_t num_events = data.layout.events.size();
+  const std::vector<ThreadSpread> spreads = TeamSpreads(data);
+  const std::vector<TeamCpu> team_cpu = TeamTaskClock(data, spreads);
   for (size_t r = 0; r < data.regions.size(); ++r) {
     const Region& region = data.regions[r];
     const RegionTotals totals = Totals(region, num_events);
@@ -42,6 +65,7 @@ std::string FormatCsvReport(const RunData& data, const RunAnalysis* analysis) {
     for (const SoftwareMetric& m : RegionSoftwareMetrics(data, region)) {
       if (m.unit == SoftwareUnit::kCpus) Row(&out, region.path, "time", m.key, m.value ? Number(*m.value) : "");
     }
+    ThreadRows(data, region, spreads[r], team_cpu[r], &out);
     for (size_t e = 0; e < num_events; ++e) {
       const std::string& name = data.layout.events[e].name;
       if (IsSimulatedEvent(name)) {  // tdsim's counts: never multiplexed, and never a PMU's

@@ -426,8 +426,15 @@ void AppendHeatMap(const JobView& view, std::string* out) {
       }
       const bool slowest = on->rank == r.slowest_rank;
       const int step = HeatStep(max > 0 ? static_cast<double>(on->wall_ns) / max : 0);
-      absl::StrAppendFormat(out, "<td class=\"cell h%d%s\" data-ns=\"%d\">%s</td>", step,
-                            slowest ? " slowest" : "", on->wall_ns, slowest ? "&#9650;" : "");
+      // The rank's own spread over its threads, where several ran the region.
+      const std::string threads =
+          on->threads >= 2 && on->thread_imbalance
+              ? absl::StrFormat(" data-threads=\"%d\" data-thread-imbalance=\"%.4f\" title=\"%d threads, thread "
+                                "imbalance %.2f\"",
+                                on->threads, *on->thread_imbalance, on->threads, *on->thread_imbalance)
+              : "";
+      absl::StrAppendFormat(out, "<td class=\"cell h%d%s\" data-ns=\"%d\"%s>%s</td>", step,
+                            slowest ? " slowest" : "", on->wall_ns, threads, slowest ? "&#9650;" : "");
     }
     *out += "</tr>\n";
   }

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "runtime/analysis/software_metrics.h"
+#include "runtime/analysis/thread_spread.h"
 #include "runtime/base/text_format.h"
 #include "runtime/report/text_report.h"
 
@@ -16,26 +17,31 @@ namespace td {
 
 void AppendAcrossThreads(const RunData& data, std::string* out) {
   std::string rows;
+  const std::vector<ThreadSpread> spreads = TeamSpreads(data);
   for (const RegionInTree& node : RegionTreeOrder(data)) {
     const Region& region = data.regions[node.index];
-    if (region.threads.size() < 2) continue;
-    const ThreadSpread s = WallAcrossThreads(region);
+    const ThreadSpread& s = spreads[node.index];
+    if (s.threads < 2) continue;
+    std::string copies;
+    for (const size_t c : s.copies) absl::StrAppend(&copies, copies.empty() ? "" : ", ", HtmlEscape(data.regions[c].path));
     absl::StrAppendFormat(&rows,
-                          "<tr data-region=\"%s\"><td style=\"padding-left:%.1fem\">%s</td><td>%d</td>"
+                          "<tr data-region=\"%s\"><td style=\"padding-left:%.1fem\">%s</td>"
+                          "<td data-key=\"threads\" data-value=\"%d\">%d</td>"
                           "<td data-key=\"wall_min_ns\" data-value=\"%d\">%s</td>"
                           "<td data-key=\"wall_mean_ns\" data-value=\"%.0f\">%s</td>"
                           "<td data-key=\"wall_max_ns\" data-value=\"%d\">%s</td>"
-                          "<td data-key=\"imbalance\" data-value=\"%.4f\">%s</td><td>%s</td></tr>\n",
-                          HtmlEscape(region.path), 0.6 + 1.4 * node.depth, HtmlEscape(region.name), s.threads, s.min,
+                          "<td data-key=\"imbalance\" data-value=\"%.4f\">%s</td><td>%s</td><td>%s</td></tr>\n",
+                          HtmlEscape(region.path), 0.6 + 1.4 * node.depth, HtmlEscape(region.name), s.threads, s.threads, s.min,
                           HumanDuration(s.min), s.mean, HumanDuration(static_cast<int64_t>(s.mean + 0.5)), s.max,
                           HumanDuration(s.max), s.Imbalance(),
                           s.mean > 0 ? absl::StrFormat("%.2f", s.Imbalance()) : "—",
-                          HtmlEscape(ThreadLabel(data, s.slowest)));
+                          HtmlEscape(ThreadLabel(data, s.slowest)), copies);
   }
   if (rows.empty()) return;
   *out += "<h2>Across threads</h2>\n<p class=\"muted\">imbalance = the slowest thread's wall time / the mean over "
           "the threads that ran the region</p>\n<div class=\"wide\"><table class=\"threads\">\n<tr><th>region</th>"
-          "<th>threads</th><th>wall min</th><th>wall mean</th><th>wall max</th><th>imbalance</th><th>slowest</th></tr>\n";
+          "<th>threads</th><th>wall min</th><th>wall mean</th><th>wall max</th><th>imbalance</th><th>slowest</th>"
+          "<th>nested copies counted</th></tr>\n";
   *out += rows + "</table></div>\n";
 }
 

@@ -213,44 +213,55 @@ std::string ThreadLabel(const RunData& data, uint32_t thread) {
   return openmp >= 0 ? absl::StrFormat("thread %d (OpenMP %d)", thread, openmp) : absl::StrFormat("thread %d", thread);
 }
 
-ThreadSpread WallAcrossThreads(const Region& region) {
-  ThreadSpread spread;
-  spread.threads = region.threads.size();
-  if (spread.threads == 0) return spread;
-  spread.min = INT64_MAX;
-  double sum = 0;
-  for (const RegionOnThread& t : region.threads) {
-    spread.min = std::min(spread.min, t.wall_inclusive_ns);
-    if (t.wall_inclusive_ns > spread.max) {
-      spread.max = t.wall_inclusive_ns;
-      spread.slowest = t.thread;
-    }
-    sum += static_cast<double>(t.wall_inclusive_ns);
-  }
-  spread.mean = sum / static_cast<double>(spread.threads);
-  return spread;
-}
-
-// The shown regions that ran on more than one thread (an OpenMP team's, or
-// any threads'), with the spread of their wall time: min, mean, max over the
-// threads, imbalance = max / mean, and the slowest thread, as the job view
-// does for ranks. Empty when no such region is shown.
+// The shown regions whose spread covers more than one thread (an OpenMP
+// team's, or any threads'; thread_spread.h): wall time min, mean, max over
+// the threads, imbalance = max / mean, and the slowest thread, as the job
+// view does for ranks; then the nested copies counted and the regions whose
+// CPU time includes team threads. Empty when no such region is shown.
 std::string FormatAcrossThreads(const RunData& data, const std::vector<bool>& shown) {
+  const std::vector<ThreadSpread> spreads = TeamSpreads(data);
   std::string rows;
+  std::string copies;
   for (size_t r = 0; r < data.regions.size(); ++r) {
-    const Region& region = data.regions[r];
-    if (!shown[r] || region.threads.size() < 2) continue;
-    const ThreadSpread s = WallAcrossThreads(region);
-    absl::StrAppendFormat(&rows, "  %-24s %7d %10s %10s %10s %9s  %s\n", Printable(region.path), s.threads,
+    const ThreadSpread& s = spreads[r];
+    if (!shown[r] || s.threads < 2) continue;
+    absl::StrAppendFormat(&rows, "  %-24s %7d %10s %10s %10s %9s  %s\n", Printable(data.regions[r].path), s.threads,
                           HumanDuration(s.min), HumanDuration(static_cast<int64_t>(s.mean + 0.5)), HumanDuration(s.max),
-                          s.mean > 0 ? absl::StrFormat("%.2f", s.Imbalance()) : "—",
-                          ThreadLabel(data, s.slowest));
+                          s.mean > 0 ? absl::StrFormat("%.2f", s.Imbalance()) : "—", ThreadLabel(data, s.slowest));
+    std::vector<std::string> paths;
+    for (const size_t c : s.copies) paths.push_back(Printable(data.regions[c].path));
+    if (!paths.empty()) {
+      absl::StrAppendFormat(&copies, "  %s: with the threads that ran it only nested, in %s\n",
+                            Printable(data.regions[r].path), absl::StrJoin(paths, ", "));
+    }
+    if (!s.outer_copies.empty()) {
+      absl::StrAppendFormat(&copies,
+                            "  %s: %s %s also opened it around the team's (a recursive call): %s outer; a "
+                            "different name around the parallel region gives the team's own times\n",
+                            Printable(data.regions[r].path), s.outer_copies.size() == 1 ? "thread" : "threads",
+                            absl::StrJoin(s.outer_copies, ", "),
+                            s.outer_copies.size() == 1 ? "its time is the" : "their times are the");
+    }
   }
   if (rows.empty()) return "";
-  return absl::StrFormat("\nacross threads (imbalance = the slowest thread's wall time / the mean over the threads "
-                         "that ran the region):\n  %-24s %7s %10s %10s %10s %9s  %s\n",
-                         "region", "threads", "wall min", "wall mean", "wall max", "imbalance", "slowest") +
-         rows;
+  std::string out = absl::StrFormat("\nacross threads (imbalance = the slowest thread's wall time / the mean over the "
+                                    "threads that ran the region):\n  %-24s %7s %10s %10s %10s %9s  %s\n",
+                                    "region", "threads", "wall min", "wall mean", "wall max", "imbalance", "slowest") +
+                    rows + copies;
+  std::string team;
+  const std::vector<TeamCpu> cpu = TeamTaskClock(data, spreads);
+  for (size_t r = 0; r < data.regions.size(); ++r) {
+    if (!shown[r] || cpu[r].team_paths.empty() || !cpu[r].team_ns) continue;
+    absl::StrAppendFormat(&team, "  %-24s %10s (its own threads %s; + %s)\n", Printable(data.regions[r].path),
+                          HumanDuration(static_cast<int64_t>(*cpu[r].team_ns + 0.5)),
+                          cpu[r].own_ns ? HumanDuration(static_cast<int64_t>(*cpu[r].own_ns + 0.5)) : "—",
+                          Printable(absl::StrJoin(cpu[r].team_paths, ", ")));
+  }
+  if (!team.empty()) {
+    out += "team CPU (task-clock of the region's threads plus the team threads' copies run inside it; threads "
+           "that ran no marker are not measured):\n" + team;
+  }
+  return out;
 }
 
 // One line: what td took out of every region per marker pair, and how to

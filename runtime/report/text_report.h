@@ -6,6 +6,7 @@
 #include <string>
 
 #include "runtime/analysis/run_analysis.h"
+#include "runtime/analysis/thread_spread.h"
 #include "runtime/recorded/run_data.h"
 
 namespace td {
@@ -34,20 +35,6 @@ std::vector<bool> ShownRegions(const RunData& data, const TextReportOptions& opt
 
 // A thread's name in a report: its index, and its OpenMP number where known.
 std::string ThreadLabel(const RunData& data, uint32_t thread);
-
-// A region's wall time across the threads that ran it (the text report's
-// "across threads" section and the HTML page's): min, mean and max of the
-// threads' inclusive wall times, and the slowest thread.
-struct ThreadSpread {
-  size_t threads = 0;
-  int64_t min = 0;
-  int64_t max = -1;
-  double mean = 0;
-  uint32_t slowest = 0;
-  // The slowest thread's wall time over the mean, as the job view's ranks.
-  double Imbalance() const { return mean > 0 ? static_cast<double>(max) / mean : 0; }
-};
-ThreadSpread WallAcrossThreads(const Region& region);
 
 // `analysis` adds the Top-Down section; null leaves it out.
 std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis = nullptr,

@@ -43,18 +43,6 @@ const Region* FindByName(const RunData& run, const std::string& name) {
   return nullptr;
 }
 
-// Runs `command` through the shell; its stdout.
-std::string Capture(const std::string& command, int* status) {
-  std::string out;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return out;
-  char buffer[4096];
-  size_t got = 0;
-  while ((got = fread(buffer, 1, sizeof(buffer), pipe)) > 0) out.append(buffer, got);
-  *status = pclose(pipe);
-  return out;
-}
-
 TEST(ByteStrings, InvalidUtf8NamesAndArgumentsKeepTheirBytesAndTheExitCode) {
   // Before: terminate called … type_error.316 invalid UTF-8 byte, exit 134.
   const ScenarioRun run = RunScenario(TD_SCENARIO_APP, "odd_names 'caf\xe9.txt'");

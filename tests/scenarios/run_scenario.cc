@@ -1,5 +1,6 @@
 #include "tests/scenarios/run_scenario.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 
@@ -14,6 +15,18 @@ std::string ReadFile(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+std::string Capture(const std::string& command, int* status) {
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return out;
+  char buffer[4096];
+  size_t got = 0;
+  while ((got = fread(buffer, 1, sizeof(buffer), pipe)) > 0) out.append(buffer, got);
+  const int ended = pclose(pipe);
+  if (status != nullptr) *status = ended;
+  return out;
 }
 
 ScenarioRun RunScenario(const std::string& program, const std::string& scenario,

@@ -38,6 +38,10 @@ double SumCounter(const nlohmann::json& region, const std::string& event);
 
 std::string ReadFile(const std::string& path);
 
+// Runs `command` through the shell: its stdout, and its wait status in
+// `*status` where given.
+std::string Capture(const std::string& command, int* status = nullptr);
+
 }  // namespace td::testing
 
 #endif  // TD_TESTS_SCENARIOS_RUN_SCENARIO_H_

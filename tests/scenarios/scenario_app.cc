@@ -108,6 +108,35 @@ void OpenMp() {
   g_sink = total;
 }
 
+// Regions around `omp parallel` on the calling thread (docs/hpc.md#openmp-teams),
+// a team of 4: the same name inside and around it; a region ("solve") around a
+// team region of another name ("step"); and one with no markers inside.
+void OpenMpOuter() {
+  omp_set_num_threads(4);
+  TD_REGION_BEGIN("team");
+#pragma omp parallel
+  {
+    TD_REGION_BEGIN("team");
+    Spin(std::chrono::milliseconds(1 + omp_get_thread_num()));
+    TD_REGION_END("team");
+  }
+  TD_REGION_END("team");
+  TD_REGION_BEGIN("solve");
+  for (int i = 0; i < 2; ++i) {
+#pragma omp parallel
+    {
+      TD_REGION_BEGIN("step");
+      Spin(std::chrono::milliseconds(1 + omp_get_thread_num()));
+      TD_REGION_END("step");
+    }
+  }
+  TD_REGION_END("solve");
+  TD_REGION_BEGIN("unmarked");
+#pragma omp parallel
+  Spin(std::chrono::milliseconds(2));
+  TD_REGION_END("unmarked");
+}
+
 void ThreadExitsEarly() {
   std::thread early([] {
     TD_REGION_BEGIN("early_work");
@@ -374,6 +403,7 @@ int main(int argc, char** argv) {
   else if (scenario == "recursion") g_sink = Recurse(5);
   else if (scenario == "pthreads") Pthreads();
   else if (scenario == "openmp") OpenMp();
+  else if (scenario == "openmp_outer") OpenMpOuter();
   else if (scenario == "thread_exit") ThreadExitsEarly();
   else if (scenario == "mismatch") Mismatch();
   else if (scenario == "unterminated") Unterminated();

@@ -292,8 +292,8 @@ TEST(JobViewEfficiency, LateRankWaitsAndPopMetricsFromTheRows) {
   EXPECT_NE(text.find("waits: r0 600 ns, r1 600 ns, r2 600 ns, r3 0 ns\n"), std::string::npos) << text;
   EXPECT_NE(text.find("     2.00   50.0%     0.000\n"), std::string::npos) << text;
   const std::string csv = FormatJobCsv(view);
-  EXPECT_NE(csv.find("\nphase,0,1,1010,1000,,,610,600,,,,,,,,,\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("\nphase,all,4,1010,6000,1.0000,0,,,0.5500,0.9901,0.5446,3,2.0000,0.00,50.00,0.0000,0.0000\n"),
+  EXPECT_NE(csv.find("\nphase,0,1,1010,1000,,,610,600,,,,,,,,,,,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nphase,all,4,1010,6000,1.0000,0,,,0.5500,0.9901,0.5446,3,2.0000,0.00,50.00,0.0000,0.0000,,\n"),
             std::string::npos)
       << csv;
   const nlohmann::json json = JobViewToJson(view);
