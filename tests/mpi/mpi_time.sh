@@ -71,25 +71,9 @@ PY
   ;;
 cost)
   "$mpicc" -O1 -DTD_NO_INSTRUMENTATION -I"$include" "$src" -o "$dir/plain" || fail "build plain"
-  best() {  # the lowest ns per call of 3 runs: the least disturbed by the machine
-    local prog=$1 b=""
-    for _ in 1 2 3; do
-      v=$("$mpirun" "${flags[@]}" -np 1 -x TD_OUTPUT_DIR="$dir" "$prog" cost 200000 2>>"$dir/err.txt" \
-        | sed -n 's/^ns_per_call=//p')
-      [ -n "$v" ] || fail "no measurement from $prog"
-      b=$(python3 -c "print(min(float('$v'), float('${b:-1e18}')))")
-    done
-    echo "$b"
-  }
-  plain=$(best "$dir/plain")
-  timed=$(best "$dir/prog")
-  python3 - "$plain" "$timed" <<'PY' || fail "cost"
-import sys
-plain, timed = float(sys.argv[1]), float(sys.argv[2])
-print("mpi_time cost: MPI_Iprobe %.1f ns without libtd-mpi, %.1f ns with: %.1f ns per wrapped call"
-      % (plain, timed, timed - plain))
-assert timed - plain < 1000, (plain, timed)
-PY
+  # shellcheck source=cost.sh
+  source "$(dirname "$0")/cost.sh"
+  wrapped_call_cost "mpi_time cost: MPI_Iprobe" "$dir/plain" "$dir/prog"
   ;;
 *) fail "unknown mode" ;;
 esac
