@@ -13,9 +13,9 @@
 // Fortran passes every argument by reference (f08's handle types are one
 // integer, passed the same way), so each is an address here, passed on
 // unchanged; none of these calls has a character argument, hence no hidden
-// lengths. f08's error argument is optional: null when left out. Nothing
-// here locks or allocates: the next definition is looked up once per entry
-// point, on its first call.
+// lengths. f08's error argument is optional: null when left out. An entry
+// point's first call looks up the next definition (dlsym); after it nothing
+// here locks or allocates.
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
 #include <dlfcn.h>
