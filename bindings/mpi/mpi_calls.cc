@@ -4,50 +4,22 @@
 // innermost td region open on the calling thread. What a call returns is
 // never changed, and nothing here locks or allocates.
 //
-// Bytes are what the call's own arguments name, worked out before the call:
-// count × PMPI_Type_size of the buffers this rank passes. A send counts its
-// buffer, a receive the buffer it posts (its capacity, not what arrived),
-// MPI_Sendrecv both. A collective counts what this rank puts in: its send
-// buffer (MPI_Bcast: the buffer, on every rank; the scatters: the root's
-// send buffer, 0 elsewhere; alltoall: sendcount per rank of the
-// communicator; MPI_IN_PLACE: the part of the receive buffer that is this
-// rank's). Waits, tests, probes, barriers and window synchronisation count
-// no bytes: a non-blocking call's bytes went with the call that posted it.
+// Bytes: mpi_bytes.h, whose rules the Fortran entry points
+// (mpi_calls_fortran.cc) share.
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
 #include <cstdint>
 
+#include "bindings/mpi/mpi_bytes.h"
 #include "runtime/driver/mpi_api.h"
 
 #define TD_MPI_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
 
-uint64_t Bytes(int64_t count, MPI_Datatype type) {
-  int size = 0;
-  if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0) return 0;
-  return static_cast<uint64_t>(count) * static_cast<uint64_t>(size);
-}
-
-int Size(MPI_Comm comm) {
-  int size = 0;
-  return PMPI_Comm_size(comm, &size) == MPI_SUCCESS ? size : 0;
-}
-
-bool IsRoot(int root, MPI_Comm comm) {
-  int rank = -1;
-  return PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank == root;
-}
-
-// Σ counts[0 .. n) elements of `type`.
-uint64_t SumBytes(const int* counts, int n, MPI_Datatype type) {
-  if (counts == nullptr) return 0;
-  int64_t sum = 0;
-  for (int i = 0; i < n; ++i) sum += counts[i] > 0 ? counts[i] : 0;
-  return Bytes(sum, type);
-}
+using namespace td_mpi_bytes;
 
 // `call` (the PMPI_ call) timed and accounted with `bytes`.
 template <typename Call>
@@ -163,17 +135,17 @@ TD_MPI_EXPORT int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_
 }
 TD_MPI_EXPORT int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype type,
                                      MPI_Op op, MPI_Comm comm) {
-  return Timed(SumBytes(recvcounts, Size(comm), type),
+  return Timed(ReduceScatterBytes(recvcounts, type, comm),
                [&] { return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm); });
 }
 TD_MPI_EXPORT int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype type,
                                            MPI_Op op, MPI_Comm comm) {
-  return Timed(Bytes(int64_t{recvcount} * Size(comm), type),
+  return Timed(ReduceScatterBlockBytes(recvcount, type, comm),
                [&] { return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm); });
 }
 TD_MPI_EXPORT int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                              MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  const uint64_t bytes = sendbuf == MPI_IN_PLACE ? Bytes(recvcount, recvtype) : Bytes(sendcount, sendtype);
+  const uint64_t bytes = GatherBytes(sendbuf == MPI_IN_PLACE, sendcount, sendtype, recvcount, recvtype);
   return Timed(bytes, [&] {
     return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   });
@@ -181,52 +153,42 @@ TD_MPI_EXPORT int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype se
 TD_MPI_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                               const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                               MPI_Comm comm) {
-  // In place (the root only): its own part of the receive buffer.
-  uint64_t bytes = Bytes(sendcount, sendtype);
-  if (sendbuf == MPI_IN_PLACE) {
-    int rank = 0;
-    bytes = PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && recvcounts != nullptr ? Bytes(recvcounts[rank], recvtype) : 0;
-  }
+  const uint64_t bytes = GathervBytes(sendbuf == MPI_IN_PLACE, sendcount, sendtype, recvcounts, recvtype, comm);
   return Timed(bytes, [&] {
     return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
   });
 }
 TD_MPI_EXPORT int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                               MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  const uint64_t bytes = IsRoot(root, comm) ? Bytes(int64_t{sendcount} * Size(comm), sendtype) : 0;
+  const uint64_t bytes = ScatterBytes(root, comm, sendcount, sendtype);
   return Timed(bytes, [&] {
     return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   });
 }
 TD_MPI_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                                void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  const uint64_t bytes = IsRoot(root, comm) ? SumBytes(sendcounts, Size(comm), sendtype) : 0;
+  const uint64_t bytes = ScattervBytes(root, comm, sendcounts, sendtype);
   return Timed(bytes, [&] {
     return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
   });
 }
 TD_MPI_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  const uint64_t bytes = sendbuf == MPI_IN_PLACE ? Bytes(recvcount, recvtype) : Bytes(sendcount, sendtype);
+  const uint64_t bytes = GatherBytes(sendbuf == MPI_IN_PLACE, sendcount, sendtype, recvcount, recvtype);
   return Timed(bytes, [&] {
     return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   });
 }
 TD_MPI_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-  uint64_t bytes = Bytes(sendcount, sendtype);
-  if (sendbuf == MPI_IN_PLACE) {
-    int rank = 0;
-    bytes = PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && recvcounts != nullptr ? Bytes(recvcounts[rank], recvtype) : 0;
-  }
+  const uint64_t bytes = GathervBytes(sendbuf == MPI_IN_PLACE, sendcount, sendtype, recvcounts, recvtype, comm);
   return Timed(bytes, [&] {
     return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   });
 }
 TD_MPI_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  const uint64_t bytes = sendbuf == MPI_IN_PLACE ? Bytes(int64_t{recvcount} * Size(comm), recvtype)
-                                                 : Bytes(int64_t{sendcount} * Size(comm), sendtype);
+  const uint64_t bytes = AlltoallBytes(sendbuf == MPI_IN_PLACE, sendcount, sendtype, recvcount, recvtype, comm);
   return Timed(bytes, [&] {
     return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   });
@@ -234,8 +196,7 @@ TD_MPI_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype 
 TD_MPI_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                 MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
                                 MPI_Datatype recvtype, MPI_Comm comm) {
-  const uint64_t bytes = sendbuf == MPI_IN_PLACE ? SumBytes(recvcounts, Size(comm), recvtype)
-                                                 : SumBytes(sendcounts, Size(comm), sendtype);
+  const uint64_t bytes = AlltoallvBytes(sendbuf == MPI_IN_PLACE, sendcounts, sendtype, recvcounts, recvtype, comm);
   return Timed(bytes, [&] {
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   });
@@ -261,29 +222,28 @@ TD_MPI_EXPORT int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, 
 }
 TD_MPI_EXPORT int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  const uint64_t bytes = sendbuf == MPI_IN_PLACE ? Bytes(recvcount, recvtype) : Bytes(sendcount, sendtype);
+  const uint64_t bytes = GatherBytes(sendbuf == MPI_IN_PLACE, sendcount, sendtype, recvcount, recvtype);
   return Timed(bytes, [&] {
     return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
   });
 }
 TD_MPI_EXPORT int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  const uint64_t bytes = IsRoot(root, comm) ? Bytes(int64_t{sendcount} * Size(comm), sendtype) : 0;
+  const uint64_t bytes = ScatterBytes(root, comm, sendcount, sendtype);
   return Timed(bytes, [&] {
     return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
   });
 }
 TD_MPI_EXPORT int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  const uint64_t bytes = sendbuf == MPI_IN_PLACE ? Bytes(recvcount, recvtype) : Bytes(sendcount, sendtype);
+  const uint64_t bytes = GatherBytes(sendbuf == MPI_IN_PLACE, sendcount, sendtype, recvcount, recvtype);
   return Timed(bytes, [&] {
     return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   });
 }
 TD_MPI_EXPORT int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  const uint64_t bytes = sendbuf == MPI_IN_PLACE ? Bytes(int64_t{recvcount} * Size(comm), recvtype)
-                                                 : Bytes(int64_t{sendcount} * Size(comm), sendtype);
+  const uint64_t bytes = AlltoallBytes(sendbuf == MPI_IN_PLACE, sendcount, sendtype, recvcount, recvtype, comm);
   return Timed(bytes, [&] {
     return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   });

@@ -4,13 +4,21 @@
 # call PMPI_Init and PMPI_Finalize themselves, so only libtd-mpi's mpi_init_,
 # mpi_finalize_ (and _f08_) definitions can see a Fortran program's. Had they
 # not taken over, every rank would write its own file at exit: one job file
-# and no other file shows that they did.
+# and no other file shows that they did. The same holds for the MPI calls
+# timed per region: Open MPI's mpi_allreduce_ (and _f08_) call
+# PMPI_Allreduce, so only libtd-mpi's Fortran entry points time them; the
+# job file has each region's exact MPI calls and bytes per rank, and the
+# 100 ms that rank 1 waits for rank 0 in "reduce".
 # Usage: mpi_fortran.sh MODE SOURCE MPIFORT MPIRUN LIBTD_MPI LIBTD LIBTD_FORTRAN MODULE_DIR TD_CLI
 #   mpi      `use mpi`, MPI_Init; linked with libtd-mpi
 #   f08      `use mpi_f08`, MPI_Init_thread; linked with libtd-mpi
 #   td-run   `use mpi`, linked with libtd_fortran only, run as `mpirun -np 2 td run -- prog`:
 #            td run sees Open MPI's Fortran library and preloads libtd-mpi
-# Each mode: one job file of ranks 0 and 1 with the exact calls of each rank.
+#   cost     `use mpi`, 1 rank, 200,000 MPI_Iprobe calls, linked with and without
+#            libtd-mpi: the difference per call (what a wrapped Fortran call
+#            costs) stays under 1 µs
+# Each mode: one job file of ranks 0 and 1 with the exact calls of each rank,
+# and the exact MPI calls and bytes of each rank in "exchange" and "reduce".
 # Exits 77 (skipped), saying why, where mpifort, mpirun, libtd-mpi or the
 # Fortran binding is missing.
 set -euo pipefail
@@ -37,9 +45,18 @@ case $mode in
   mpi) build=("$src" "$libtdf" "$libtdmpi" "$libtd") args=() launch=() ;;
   f08) build=(-DTD_TEST_F08 "$src" "$libtdf" "$libtdmpi" "$libtd") args=(thread) launch=() ;;
   td-run) build=("$src" "$libtdf" "$libtd") args=() launch=("$td" run --) ;;
+  cost) build=("$src" "$libtdf" "$libtd") args=() launch=() ;;  # and "timed", below
   *) fail "unknown mode" ;;
 esac
 "$mpifort" -O1 -I"$moddir" "${build[@]}" "$rpath" -o "$dir/prog" >"$dir/build.txt" 2>&1 || fail "build"
+if [ "$mode" = cost ]; then
+  "$mpifort" -O1 -I"$moddir" "$src" "$libtdf" "$libtdmpi" "$libtd" "$rpath" -o "$dir/timed" >>"$dir/build.txt" 2>&1 ||
+    fail "build with libtd-mpi"
+  # shellcheck source=cost.sh
+  source "$(dirname "$0")/cost.sh"
+  wrapped_call_cost "mpi_fortran cost: MPI_Iprobe (mpi_iprobe_)" "$dir/prog" "$dir/timed"
+  exit 0
+fi
 if [ "$mode" = td-run ]; then
   ldd "$dir/prog" | grep -q 'libtd-mpi' && fail "the td run program must not be linked with libtd-mpi"
 fi
@@ -68,13 +85,33 @@ assert present == [0, 1], present
 assert job["per_rank"] is True, job["per_rank"]
 assert job["reduction"]["messages"] == 1 and job["reduction"]["levels"] == 1, job["reduction"]
 regions = {r["path"]: r for r in job["regions"]}
-expect = {"(program)": {0: 1, 1: 1}, "compute": {0: 2, 1: 3}, "compute/step": {0: 4, 1: 6}, "reduce": {0: 1, 1: 1}}
+expect = {"(program)": {0: 1, 1: 1}, "compute": {0: 2, 1: 3}, "compute/step": {0: 4, 1: 6}, "exchange": {0: 1, 1: 1},
+          "reduce": {0: 1, 1: 1}}
 assert sorted(regions) == sorted(expect), sorted(regions)
 for path, calls in expect.items():
     reg = regions[path]
     assert {row[0]: row[1] for row in reg["ranks"]} == calls, (path, reg["ranks"])
     assert reg["calls"] == sum(calls.values()), (path, reg["calls"])
+# The Fortran MPI calls, timed once each through libtd-mpi's mpi_xxx_ /
+# mpi_xxx_f08_ entry points: [ns, calls, bytes] per rank.
+# (A row without one: no MPI call.)
+def mpi(path):
+    return {row[0]: row[4] if len(row) > 4 else [0, 0, 0] for row in regions[path]["ranks"]}
+for path in ("compute", "compute/step"):
+    assert mpi(path) == {0: [0, 0, 0], 1: [0, 0, 0]}, (path, mpi(path))
+# exchange: MPI_Sendrecv (2 + 2 integers), MPI_Allgather in place (this
+# rank's 1 integer of the receive buffer), MPI_Barrier.
+for rank, (ns, calls, nbytes) in mpi("exchange").items():
+    assert calls == 3 and nbytes == 16 + 4 and ns > 0, ("exchange", rank, ns, calls, nbytes)
+# reduce: one MPI_Allreduce of 1 integer; rank 1 waits in it for rank 0,
+# which slept 100 ms first.
+reduce = mpi("reduce")
+for rank, (ns, calls, nbytes) in reduce.items():
+    assert calls == 1 and nbytes == 4 and ns > 0, ("reduce", rank, ns, calls, nbytes)
+assert reduce[1][0] >= 80e6, ("rank 1 waited", reduce[1][0])
+assert reduce[0][0] < reduce[1][0], ("rank 0 came last", reduce)
 print("job file: ranks %s, %s" % (present, ", ".join(
     "%s %s" % (p, {row[0]: row[1] for row in regions[p]["ranks"]}) for p in sorted(expect))))
+print("MPI [ns, calls, bytes]: exchange %s, reduce %s" % (mpi("exchange"), reduce))
 PY
 echo "mpi_fortran $mode: passed"

@@ -11,6 +11,9 @@
 #            written, marked aborted, and `td report DIR` names it as failed
 #   cost     1 rank, 200,000 MPI_Iprobe calls with and without libtd-mpi:
 #            the difference per call (what a wrapped call costs) stays under 1 µs
+#   no-fortran  1 rank, mpi_no_fortran.c (beside SOURCE): libtd-mpi's Fortran
+#            entry points without Open MPI's Fortran library return
+#            MPI_ERR_INTERN in their error argument instead of crashing
 # Exits 77 (skipped), saying why, where mpicc, mpirun or libtd-mpi is missing.
 set -euo pipefail
 mode=$1 src=$2 mpicc=$3 mpirun=$4 libtdmpi=$5 libtd=$6 include=$7 td=$8
@@ -71,25 +74,21 @@ PY
   ;;
 cost)
   "$mpicc" -O1 -DTD_NO_INSTRUMENTATION -I"$include" "$src" -o "$dir/plain" || fail "build plain"
-  best() {  # the lowest ns per call of 3 runs: the least disturbed by the machine
-    local prog=$1 b=""
-    for _ in 1 2 3; do
-      v=$("$mpirun" "${flags[@]}" -np 1 -x TD_OUTPUT_DIR="$dir" "$prog" cost 200000 2>>"$dir/err.txt" \
-        | sed -n 's/^ns_per_call=//p')
-      [ -n "$v" ] || fail "no measurement from $prog"
-      b=$(python3 -c "print(min(float('$v'), float('${b:-1e18}')))")
-    done
-    echo "$b"
-  }
-  plain=$(best "$dir/plain")
-  timed=$(best "$dir/prog")
-  python3 - "$plain" "$timed" <<'PY' || fail "cost"
-import sys
-plain, timed = float(sys.argv[1]), float(sys.argv[2])
-print("mpi_time cost: MPI_Iprobe %.1f ns without libtd-mpi, %.1f ns with: %.1f ns per wrapped call"
-      % (plain, timed, timed - plain))
-assert timed - plain < 1000, (plain, timed)
-PY
+  # shellcheck source=cost.sh
+  source "$(dirname "$0")/cost.sh"
+  wrapped_call_cost "mpi_time cost: MPI_Iprobe" "$dir/plain" "$dir/prog"
+  ;;
+no-fortran)
+  "$mpicc" -O1 "$(dirname "$src")/mpi_no_fortran.c" "$libtdmpi" "$libtd" \
+    -Wl,-rpath,"$libdir":"$(dirname "$libtdmpi")" -o "$dir/nofortran" || fail "build no-fortran"
+  ! ldd "$dir/nofortran" | grep -q 'libmpi_mpifh\|libmpi_usempif08' || fail "linked with a Fortran MPI library"
+  "$mpirun" "${flags[@]}" -np 1 -x TD_OUTPUT=none "$dir/nofortran" >"$dir/out.txt" 2>"$dir/err.txt" \
+    || fail "mpirun exited with $?"
+  line=$(grep '^mpi_barrier_=' "$dir/out.txt") || fail "no result line"
+  [[ $line =~ ^mpi_barrier_=([0-9]+)\ mpi_barrier_f08_=([0-9]+)\ MPI_ERR_INTERN=([0-9]+)$ ]] &&
+    [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[3]}" ] && [ "${BASH_REMATCH[2]}" = "${BASH_REMATCH[3]}" ] ||
+    fail "expected MPI_ERR_INTERN from both entry points: $line"
+  echo "mpi_time no-fortran: $line"
   ;;
 *) fail "unknown mode" ;;
 esac
