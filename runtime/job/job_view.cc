@@ -245,7 +245,8 @@ std::string FormatJobText(const JobView& view) {
   if (!view.partial.empty()) {
     std::vector<std::string> ranks;
     for (const auto& [rank, after_ns] : view.partial) {
-      ranks.push_back(absl::StrFormat("%d (partial: last flushed at +%.0f s)", rank, static_cast<double>(after_ns) / 1e9));
+      const double seconds = static_cast<double>(after_ns) / 1e9;
+      ranks.push_back(absl::StrFormat("%d (partial: last flushed at +%.0f s)", rank, seconds));
     }
     absl::StrAppendFormat(&out, "failed ranks: ended before their end, data up to their last periodic flush: %s\n",
                           absl::StrJoin(ranks, ", "));
