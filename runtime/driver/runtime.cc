@@ -189,7 +189,7 @@ void Runtime::Start() {
     ReportProblem(Severity::kNotice, "td_finalize() was called while td was starting: markers stay off");
     return;
   }
-  if (config_.flush_interval_s > 0) {
+  if (config_.flush_interval_s > 0 && config_.write_json) {  // TD_JSON=0: no file to flush to
     const std::string refused =
         StartPeriodicFlush(&Runtime::FlushAtInterval, static_cast<int64_t>(config_.flush_interval_s));
     if (!refused.empty()) ReportProblem(Severity::kWarning, refused);
@@ -317,7 +317,7 @@ void Runtime::AfterForkInChild() {
   if (LoadState() != RuntimeState::kRunning) return;
   ChooseMarkerBarrier();
   if (runtime.config_.signals) RestartSignalFlushInChild();
-  if (runtime.config_.flush_interval_s > 0) RestartPeriodicFlushInChild();
+  if (runtime.config_.flush_interval_s > 0 && runtime.config_.write_json) RestartPeriodicFlushInChild();
   std::lock_guard<std::mutex> lock(runtime.threads_mu_);
   // The child has only the forking thread. The parent writes its own data;
   // the child keeps only what happens from now on, with counters of its own.
