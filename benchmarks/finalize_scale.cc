@@ -4,15 +4,27 @@
 // then the main thread calls td_finalize() and prints how long it took and
 // how much the process' peak resident memory grew, per (thread, region).
 //
-//   td_finalize_scale [THREADS [REGIONS]]     (default 64 × 10,000)
+//   td_finalize_scale [THREADS [REGIONS [flush]]]     (default 64 × 10,000)
+//
+// With `flush` (and TD_FLUSH_INTERVAL=1 in the environment), the threads
+// stay alive after their regions while the periodic flush writes the
+// partial file twice more, and it prints what the last flush took: from
+// its start (the file's partial.flushed_unix_ns) to the file's last write
+// (its modification time), the partial file's size, and the peak RSS then.
 //
 // TD_OUTPUT / TD_JSON / TD_OUTPUT_DIR choose the outputs as for any program.
+#include <errno.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <td/td.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,6 +35,26 @@ long PeakRssKib() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return usage.ru_maxrss;
+}
+
+// The partial file of this process in TD_OUTPUT_DIR (or .): how long its
+// flush took and its size, one line; "" when there is none.
+std::string DescribeLastFlush() {
+  const char* dir = std::getenv("TD_OUTPUT_DIR");
+  const std::string path = std::string(dir != nullptr ? dir : ".") + "/td-" + program_invocation_short_name + "-" +
+                           std::to_string(getpid()) + ".json";
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = text.find("\"flushed_unix_ns\": ");
+  struct stat st {};
+  if (at == std::string::npos || stat(path.c_str(), &st) != 0) return "";
+  const long long flushed_ns = std::atoll(text.c_str() + at + 19);
+  const long long written_ns = static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+  char line[256];
+  std::snprintf(line, sizeof line, "last periodic flush: %.1f ms (start to last write), %.1f MB file, peak RSS %ld MiB",
+                static_cast<double>(written_ns - flushed_ns) / 1e6, static_cast<double>(text.size()) / 1e6,
+                PeakRssKib() / 1024);
+  return line;
 }
 
 }  // namespace
@@ -37,14 +69,26 @@ int main(int argc, char** argv) {
   std::vector<std::string> names;
   names.reserve(static_cast<size_t>(regions));
   for (int r = 0; r < regions; ++r) names.push_back("region_" + std::to_string(r));
+  const bool flush = argc > 3 && std::string(argv[3]) == "flush";
+  std::atomic<int> done{0};
+  std::atomic<bool> leave{false};
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; ++t) {
-    workers.emplace_back([&names] {
+    workers.emplace_back([&] {
       for (const std::string& name : names) {
         td_region_begin_name(name.c_str());
         td_region_end_name(name.c_str());
       }
+      ++done;
+      while (flush && !leave.load()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     });
+  }
+  if (flush) {
+    while (done.load() < threads) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // two flushes at TD_FLUSH_INTERVAL=1
+    const std::string line = DescribeLastFlush();
+    std::printf("%s\n", line.empty() ? "no partial file: is TD_FLUSH_INTERVAL=1 set?" : line.c_str());
+    leave = true;
   }
   for (std::thread& worker : workers) worker.join();
   const long before_kib = PeakRssKib();

@@ -276,6 +276,48 @@ absl::StatusOr<std::string> WriteNewFile(const std::string& dir, const std::stri
       absl::StrFormat("cannot write %s%s%s: it and the next %d numbered names exist", prefix, stem, suffix, kNames - 1));
 }
 
+bool RememberOwnFile(const std::string& path, OwnFile* file) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  *file = OwnFile{path, static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+  return true;
+}
+
+namespace {
+bool StillOwn(const OwnFile& file) {
+  struct stat st {};
+  return lstat(file.path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+         static_cast<uint64_t>(st.st_dev) == file.device && static_cast<uint64_t>(st.st_ino) == file.inode;
+}
+}  // namespace
+
+absl::Status ReplaceOwnFile(OwnFile* file, ContentProducer content) {
+  const auto [dir, base] = SplitPath(file->path);
+  std::string temp;
+  TD_RETURN_IF_ERROR(WriteTemporary(dir, base, content, file->path, &temp));
+  OwnFile written;
+  // Checked last, just before the rename: the window in which another
+  // process could put its own file there is that of two system calls.
+  if (!StillOwn(*file) || !RememberOwnFile(temp, &written)) {
+    unlink(temp.c_str());
+    return absl::FailedPreconditionError(
+        absl::StrFormat("%s is no longer the file td wrote there: left as it is", file->path));
+  }
+  if (rename(temp.c_str(), file->path.c_str()) != 0) {
+    const int err = errno;
+    unlink(temp.c_str());
+    return absl::ErrnoToStatus(err, absl::StrCat("cannot write ", file->path));
+  }
+  file->device = written.device;
+  file->inode = written.inode;
+  return absl::OkStatus();
+}
+
+void RemoveOwnFile(OwnFile* file) {
+  if (!file->path.empty() && StillOwn(*file)) unlink(file->path.c_str());
+  *file = OwnFile{};
+}
+
 namespace {
 
 // At most `max_bytes` of `text`, each byte outside [A-Za-z0-9._-] written '_'.

@@ -3,6 +3,7 @@
 #ifndef TD_RUNTIME_BASE_OUTPUT_FILES_H_
 #define TD_RUNTIME_BASE_OUTPUT_FILES_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -60,6 +61,24 @@ absl::StatusOr<std::string> WriteNewFile(const std::string& dir, const std::stri
 // received before a producer stopped stays there, and the error says that
 // formatting ran out of memory).
 absl::Status WriteFileAtomically(const std::string& path, ContentProducer content);
+
+// A file td wrote and may write again (the periodic flush's partial file,
+// which each flush and then the final write replace): its path, and the
+// device and inode it had when td last wrote it.
+struct OwnFile {
+  std::string path;  // "": none yet
+  uint64_t device = 0;
+  uint64_t inode = 0;
+};
+// Records `path`, just written by td, as `file`. False when it is gone.
+bool RememberOwnFile(const std::string& path, OwnFile* file);
+// Replaces `file` with what `content` produces, through a temporary file
+// renamed over it, as long as its path still names the file td wrote last
+// (its device and inode): a file someone else put there meanwhile is left
+// as it is, and the error says so. `file` then names the new file.
+absl::Status ReplaceOwnFile(OwnFile* file, ContentProducer content);
+// Removes `file` where its path still names the file td wrote last.
+void RemoveOwnFile(OwnFile* file);
 
 // "td-<program>-<pid>.json", with characters other than [A-Za-z0-9._-]
 // in the program name replaced by '_', and the name cut to its first 128

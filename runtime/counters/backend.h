@@ -91,6 +91,9 @@ class ThreadCounters {
   // The same words, read from a thread other than the owner (finalize
   // closing that thread's open regions). False where the backend cannot.
   virtual bool ReadFromAnotherThread(uint64_t* /*snapshot*/) { return false; }
+  // The same while the owner may be reading them too (the periodic flush):
+  // nothing of these counters changes, not even a descriptor found lost.
+  virtual bool PeekFromAnotherThread(uint64_t* /*snapshot*/) const { return false; }
   // When Read() is exactly one read() of one group into the whole snapshot
   // (the software group alone), that group's fd, and *bytes the size: the
   // markers then make that call themselves. -1 otherwise.

@@ -139,6 +139,17 @@ class PerfThreadCounters final : public ThreadCounters {
     CopyTimes(snapshot);
     return ok;
   }
+  bool PeekFromAnotherThread(uint64_t* snapshot) const override {
+    bool ok = true;
+    for (const OpenedGroup& g : groups_) {
+      // The owner may be giving the descriptor up right now: one word, read once.
+      const int fd = __atomic_load_n(&g.leader_fd, __ATOMIC_RELAXED);
+      const ssize_t got = fd >= 0 ? read(fd, snapshot + g.word_offset, g.bytes) : -1;
+      ok &= got == static_cast<ssize_t>(g.bytes) && snapshot[g.word_offset] == g.members;
+    }
+    CopyTimes(snapshot);
+    return ok;
+  }
   int SoleKernelRead(size_t* bytes) const override {
     if (groups_.size() != 1 || groups_[0].user != nullptr || groups_[0].word_offset != 0 || !time_copies_.empty()) {
       return -1;

@@ -145,6 +145,8 @@ ConfigReading ReadConfig(const EnvLookup& env) {
             errors);
   bool signals_given = false;
   ReadBool(env, "TD_SIGNALS", &config.signals, errors, &signals_given);
+  ReadCount(env, "TD_FLUSH_INTERVAL", 0, 86400, "seconds between partial files (0: none)", &config.flush_interval_s,
+            errors);
   ReadCount(env, "TD_TRACE_MEMORY", 1, size_t{1} << 20, "MiB for all threads' traces together",
             &config.trace_memory_mb, errors);
   ReadCount(env, "TD_REPORT_REGIONS", 0, size_t{1} << 40, "a number of regions (0: all)", &config.report_regions,
@@ -229,6 +231,9 @@ ConfigReading ReadConfig(const EnvLookup& env) {
   // what it recorded: the termination signals write the reports by default
   // in an MPI job (docs/hpc.md#when-a-rank-fails).
   if (config.mpi && !signals_given) config.signals = true;
+  // And one that SIGKILL ends, or that crashes, keeps what it had at its
+  // last periodic flush (docs/hpc.md#when-a-rank-fails).
+  if (config.mpi && env("TD_FLUSH_INTERVAL") == nullptr) config.flush_interval_s = kMpiFlushIntervalS;
   if (const char* raw = env("TD_REPORT_RANKS")) {
     const std::string r = Lowercase(raw);
     if (r == "0") {
@@ -413,6 +418,11 @@ const std::vector<Setting>& Settings() {
       {"TD_SIGNALS", "boolean", "0; 1 in an MPI job",
        "SIGTERM, SIGINT, SIGHUP, SIGQUIT write the reports, then end the program by the same signal "
        "([Lifecycle](#lifecycle))"},
+      {"TD_FLUSH_INTERVAL", "seconds, 0 … 86400; `0` = never", "0; 10 in an MPI job",
+       "every this many seconds a thread of td's writes the run so far to its JSON file, marked `partial` (open "
+       "regions counted up to then), replacing td's previous partial file; the write at exit replaces it with the "
+       "complete one. A process killed by SIGKILL, or one that crashes, keeps its data up to its last flush; the "
+       "job view names such a rank as partial ([Lifecycle](#lifecycle), [hpc.md](hpc.md#when-a-rank-fails))"},
       {"TD_UARCH", "a key of `td uarchs`", "from the CPU",
        "microarchitecture whose definitions analyse the counts; an unknown key is one error at start and ignored"},
       {"TD_METRICS_DIR", "a directory of definition files", "built-in files",

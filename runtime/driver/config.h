@@ -25,6 +25,9 @@ enum class RankReports { kRankZero, kAll, kNone };
 enum class MpiRankRows { kAuto, kKeep, kSummary };
 // kAuto keeps them up to this many ranks.
 constexpr int64_t kMpiRankRowsAutoLimit = 64;
+// TD_FLUSH_INTERVAL's default in an MPI job: a rank that SIGKILL ends (or
+// one that crashes) leaves its data up to at most this long before.
+constexpr size_t kMpiFlushIntervalS = 10;
 
 // This process's place in an MPI job, from what the launcher put in the
 // environment (no MPI library is needed to know it).
@@ -71,6 +74,10 @@ struct Config {
   size_t report_regions = 30;     // TD_REPORT_REGIONS: regions the text report shows; 0 = all
   size_t max_names = 100000;      // TD_MAX_NAMES: distinct region names kept; the rest share one
   bool signals = false;           // TD_SIGNALS: write reports on SIGTERM/SIGINT/SIGHUP/SIGQUIT (default on in MPI jobs)
+  // TD_FLUSH_INTERVAL: every this many seconds a thread of td's writes the
+  // run so far as a partial file (0: never; default 0, kMpiFlushIntervalS
+  // in an MPI job), so that a process killed outright leaves its data.
+  size_t flush_interval_s = 0;
   std::string uarch;              // TD_UARCH: "" = identify the CPU
   std::string metrics_dir;        // TD_METRICS_DIR: "" = the built-in definitions
   bool no_color = false;          // NO_COLOR set (and not empty): no colour in text reports

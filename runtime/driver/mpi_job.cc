@@ -5,6 +5,7 @@
 // every rank keeps its own data, so that any failure ends in per-rank files.
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <optional>
 
 #include "absl/strings/match.h"
@@ -14,6 +15,7 @@
 #include "runtime/base/output_files.h"
 #include "runtime/driver/marker_handshake.h"
 #include "runtime/driver/mpi_api.h"
+#include "runtime/driver/periodic_flush.h"
 #include "runtime/driver/runtime.h"
 #include "runtime/job/job_file.h"
 #include "runtime/job/rank_reduction.h"
@@ -40,6 +42,7 @@ int Runtime::MpiBegin(int rank, int size) {
   mpi_job_ = new MpiJob(rank, size);
   MpiJob& job = *mpi_job_;
   EnsureStarted();  // reads the settings where no marker or MPI_Init started td
+  StopPeriodicFlush();  // before the settings change: the flush thread reads them
   if (!SwitchMarkersOff(RuntimeState::kRunning)) {
     return 1;  // disabled, replaying, or finalized already (its files are written)
   }
@@ -190,6 +193,12 @@ void Runtime::MpiEnd(int in_job_file) {
       Announce(Severity::kError, "the reports could not be written");
     }
   }
+  if (in_job_file != 0) {
+    // The job file holds this rank's data: a partial file of it would only
+    // add a second, older copy to the directory.
+    std::lock_guard<std::mutex> lock(partial_mu_);
+    RemoveOwnFile(&partial_file_);
+  }
   job.has_data = false;
   job.data = RunData{};
   job.reduction.Abandon();
@@ -205,6 +214,7 @@ void Runtime::MpiAbort(int rank, int size) {
   // no-op, as the rank's data is in the reduction already.
   if (mpi_job_ != nullptr) return;
   EnsureStarted();
+  StopPeriodicFlush();  // before the settings change: the flush thread reads them
   if (!config_.mpi) config_.mpi = MpiIdentity{rank, size, "", "MPI"};
   config_.mpi->rank = rank;
   config_.mpi->size = size;

@@ -23,6 +23,7 @@
 #include "runtime/driver/marker_calibration.h"
 #include "runtime/driver/marker_handshake.h"
 #include "runtime/driver/no_cancellation.h"
+#include "runtime/driver/periodic_flush.h"
 #include "runtime/driver/signal_flush.h"
 #include "runtime/machine/bandwidth_calibration.h"
 #include "runtime/counters/availability.h"
@@ -186,6 +187,12 @@ void Runtime::Start() {
   // markers stay off from then on, as td.h says.
   if (!SwitchMarkersOn()) {
     ReportProblem(Severity::kNotice, "td_finalize() was called while td was starting: markers stay off");
+    return;
+  }
+  if (config_.flush_interval_s > 0 && config_.write_json) {  // TD_JSON=0: no file to flush to
+    const std::string refused =
+        StartPeriodicFlush(&Runtime::FlushAtInterval, static_cast<int64_t>(config_.flush_interval_s));
+    if (!refused.empty()) ReportProblem(Severity::kWarning, refused);
   }
 }
 
@@ -282,6 +289,7 @@ void Runtime::OnThreadExit(void* state) {
 void Runtime::BeforeFork() {
   // Same order as everywhere else: threads, then names, then diagnostics.
   Runtime& runtime = Get();
+  runtime.partial_mu_.lock();  // a partial file being written is finished first
   runtime.threads_mu_.lock();
   runtime.regions_.LockForFork();
   LockDiagnosticsForFork();
@@ -294,6 +302,7 @@ void Runtime::AfterForkInParent() {
   UnlockDiagnosticsAfterFork();
   runtime.regions_.UnlockAfterFork();
   runtime.threads_mu_.unlock();
+  runtime.partial_mu_.unlock();
 }
 
 void Runtime::AfterForkInChild() {
@@ -302,9 +311,13 @@ void Runtime::AfterForkInChild() {
   UnlockDiagnosticsAfterFork();
   runtime.regions_.UnlockAfterFork();
   runtime.threads_mu_.unlock();
+  runtime.partial_file_ = OwnFile{};  // the parent's: the child writes its own
+  runtime.partial_failure_said_ = false;
+  runtime.partial_mu_.unlock();
   if (LoadState() != RuntimeState::kRunning) return;
   ChooseMarkerBarrier();
   if (runtime.config_.signals) RestartSignalFlushInChild();
+  if (runtime.config_.flush_interval_s > 0 && runtime.config_.write_json) RestartPeriodicFlushInChild();
   std::lock_guard<std::mutex> lock(runtime.threads_mu_);
   // The child has only the forking thread. The parent writes its own data;
   // the child keeps only what happens from now on, with counters of its own.
@@ -356,6 +369,8 @@ void Runtime::Finalize() {
   const NoCancellation not_here;
   const bool was_running = SwitchMarkersOffFromAny() == RuntimeState::kRunning;
   __atomic_store_n(&td_markers_off, 1, __ATOMIC_RELAXED);
+  // The complete file comes last: no partial one is begun from now on.
+  StopPeriodicFlush();
   // A replay is set up under the start-up lock: a start-up still running on
   // another thread finishes first (bounded, as finalize waits for markers).
   std::unique_lock<std::mutex> start(start_mu_, std::defer_lock);
@@ -472,26 +487,53 @@ RunData Runtime::CollectQuiet(std::vector<ThreadTrace>* traces_out) {
   return data;
 }
 
-RunData Runtime::Collect(const std::vector<ThreadState*>& quiet_threads) {
-  RunData data;
-  data.td_version = TD_VERSION_STRING;
+void Runtime::DescribeRun(RunData* data) {
+  data->td_version = TD_VERSION_STRING;
   {
     std::lock_guard<std::mutex> lock(program_name_mu_);
-    data.program.name = program_name_.empty() ? program_invocation_short_name : program_name_;
+    data->program.name = program_name_.empty() ? program_invocation_short_name : program_name_;
   }
-  data.program.pid = getpid();
-  data.program.argv = ReadArgv();
-  data.program.start_unix_ns = start_unix_ns_;
-  data.program.end_unix_ns = UnixNowNs();
-  data.machine = DescribeThisMachine();
+  data->program.pid = getpid();
+  data->program.argv = ReadArgv();
+  data->program.start_unix_ns = start_unix_ns_;
+  data->program.end_unix_ns = UnixNowNs();
+  data->machine = DescribeThisMachine();
   if (config_.mpi) {
-    data.mpi = MpiRank{config_.mpi->rank, config_.mpi->size, config_.mpi->job, data.machine.hostname,
-                       config_.mpi->launcher, config_.mpi->aborted, FlushingSignal()};
+    data->mpi = MpiRank{config_.mpi->rank, config_.mpi->size, config_.mpi->job, data->machine.hostname,
+                        config_.mpi->launcher, config_.mpi->aborted, FlushingSignal()};
   }
-  data.backend = std::string(backend_->name());
-  data.marker_clock = MarkerClockName(ProcessMarkerClock());
-  data.layout = backend_->layout();
-  data.availability = backend_->availability();
+  data->backend = std::string(backend_->name());
+  data->marker_clock = MarkerClockName(ProcessMarkerClock());
+  data->layout = backend_->layout();
+  data->availability = backend_->availability();
+  data->sample_every = SampleEvery();  // before merging: regions record where theirs differs
+}
+
+std::vector<ThreadRecord> Runtime::CopyThreads(std::vector<std::unique_ptr<ThreadState>>* copies,
+                                               std::vector<ThreadInfo>* left_out) {
+  std::vector<ThreadRecord> records;
+  for (const auto& thread : threads_) {
+    std::unique_ptr<ThreadState> copy = thread->CopyWhileRecording();
+    if (copy == nullptr) {
+      ThreadInfo info;
+      info.index = thread->index();
+      info.tid = thread->tid();
+      info.counters_error = "its recording could not be copied at this flush: its regions are left out";
+      left_out->push_back(info);
+      continue;
+    }
+    ThreadRecord record = copy->Record();
+    record.counters_measured = thread->counters_measured();
+    record.read_failures = thread->read_failures();
+    records.push_back(std::move(record));
+    copies->push_back(std::move(copy));
+  }
+  return records;
+}
+
+RunData Runtime::Collect(const std::vector<ThreadState*>& quiet_threads) {
+  RunData data;
+  DescribeRun(&data);
   std::vector<ThreadRecord> records;
   records.reserve(quiet_threads.size());
   for (const ThreadState* thread : quiet_threads) records.push_back(thread->Record());
@@ -507,7 +549,6 @@ RunData Runtime::Collect(const std::vector<ThreadState*>& quiet_threads) {
     ReportProblem(Severity::kWarning, absl::StrFormat("thread %d: %s", record.index, record.counters_lost));
     break;
   }
-  data.sample_every = SampleEvery();  // before merging: regions record where theirs differs
   MergeThreads(records, regions_.AllNames(), &data, regions_.AllParameters());
   // A thread left out (still inside a marker) keeps its entry, so thread
   // indices stay 0..n-1; only what never changes after it attached is read.

@@ -11,9 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "runtime/base/output_files.h"
 #include "runtime/driver/config.h"
 #include "runtime/counters/backend.h"
 #include "runtime/regions/region_registry.h"
+#include "runtime/regions/thread_record.h"
 #include "runtime/recorded/run_data.h"
 #include "runtime/report/trace_export.h"
 
@@ -96,6 +98,20 @@ class Runtime {
   // returns the threads whose state may be read; says which may not.
   std::vector<ThreadState*> QuiescentThreads();
   RunData Collect(const std::vector<ThreadState*>& threads);  // with threads_mu_ held
+  // What Collect and FlushPartial both say of the run: the program, the
+  // machine, the MPI rank, the backend and its counters.
+  void DescribeRun(RunData* data);
+  // TD_FLUSH_INTERVAL's thread (runtime/driver/periodic_flush.h): the run so
+  // far, copied while the threads record, over td's previous partial file.
+  static void FlushAtInterval();
+  void FlushPartial();
+  // The partial file's records: one per thread, copied (or, where a thread's
+  // copy could not be made, its entry only in *left_out). With threads_mu_.
+  std::vector<ThreadRecord> CopyThreads(std::vector<std::unique_ptr<ThreadState>>* copies,
+                                        std::vector<ThreadInfo>* left_out);
+  // The run file of `data`: over td's own partial file where one was written
+  // with this name, else a new file in `dir` (WriteNewFile).
+  absl::StatusOr<std::string> WriteRunJson(const std::string& dir, const RunData& data, ContentProducer body);
   void CollectAndWrite();  // Finalize's work once the markers are off
   // CollectAndWrite's first half: every thread's data, with the traces.
   RunData CollectQuiet(std::vector<ThreadTrace>* traces);
@@ -135,6 +151,12 @@ class Runtime {
   std::mutex program_name_mu_;  // guards program_name_: set from any thread, read at finalize
   std::string program_name_;    // td_set_program_name's; "" = program_invocation_short_name
   MpiJob* mpi_job_ = nullptr;  // between MpiBegin and MpiEnd; leaked like the runtime
+  // The periodic flush's file, which each flush and then the final write
+  // replace; guarded by partial_mu_, which the flush thread holds while it
+  // writes (taken before threads_mu_ where both are).
+  std::mutex partial_mu_;
+  OwnFile partial_file_;
+  bool partial_failure_said_ = false;
 };
 
 }  // namespace td

@@ -1,8 +1,10 @@
 // Where a run's results go at finalize: the JSON and trace files (never
 // replacing a file td did not create) and the text report (analysed when the
-// run has hardware counts).
+// run has hardware counts); and the periodic flush's partial file, which the
+// JSON file at finalize replaces.
 #include <unistd.h>
 
+#include <mutex>
 #include <algorithm>
 #include <new>
 #include <cstdio>
@@ -10,7 +12,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "runtime/driver/marker_handshake.h"
 #include "runtime/driver/runtime.h"
+#include "runtime/recorded/merge_threads.h"
+#include "runtime/regions/thread_state.h"
 #include "runtime/base/byte_strings.h"
 #include "runtime/base/diagnostics.h"
 #include "runtime/recorded/run_file.h"
@@ -65,6 +70,69 @@ struct RunFileBody {
 
 }  // namespace
 
+absl::StatusOr<std::string> Runtime::WriteRunJson(const std::string& dir, const RunData& data,
+                                                  ContentProducer body) {
+  const std::string stem = RunFileStem(data);
+  // At exit the flush thread is stopped: a flush that did not end within
+  // kFlushStopWaitMs may still hold the lock, and its file is then left to it.
+  std::unique_lock<std::mutex> lock(partial_mu_, std::defer_lock);
+  for (int attempt = 0; attempt < 100 && !lock.try_lock(); ++attempt) usleep(1000);
+  if (lock.owns_lock() && !partial_file_.path.empty()) {
+    // The partial file's name is the run's own (not an MPI rank's named only
+    // at MPI_Finalize) and in `dir`: replaced, or given up where it is not td's any more.
+    const std::string name = partial_file_.path.substr(partial_file_.path.rfind('/') + 1);
+    const bool same_run = absl::StartsWith(partial_file_.path, dir) &&
+                          (name == stem + ".json" || absl::StartsWith(name, stem + "."));
+    if (same_run && ReplaceOwnFile(&partial_file_, body).ok()) return partial_file_.path;
+    RemoveOwnFile(&partial_file_);
+  }
+  return WriteRunFile(dir, stem, ".json", body);
+}
+
+void Runtime::FlushAtInterval() { Get().FlushPartial(); }
+
+void Runtime::FlushPartial() {
+  if (LoadState() != RuntimeState::kRunning || !config_.write_json) return;
+  try {
+    RunData data;
+    DescribeRun(&data);
+    std::vector<std::unique_ptr<ThreadState>> copies;
+    std::vector<ThreadRecord> records;
+    std::vector<ThreadInfo> left_out;
+    {
+      std::lock_guard<std::mutex> lock(threads_mu_);
+      records = CopyThreads(&copies, &left_out);
+    }
+    data.partial = PartialFlush{data.program.end_unix_ns, "periodic flush"};
+    MergeThreads(records, regions_.AllNames(), &data, regions_.AllParameters());
+    data.threads.insert(data.threads.end(), left_out.begin(), left_out.end());
+    std::sort(data.threads.begin(), data.threads.end(),
+              [](const ThreadInfo& a, const ThreadInfo& b) { return a.index < b.index; });
+    data.diagnostics = AllDiagnostics();
+    copies.clear();
+    std::lock_guard<std::mutex> lock(partial_mu_);
+    if (LoadState() != RuntimeState::kRunning) return;  // finalize's file comes instead
+    const RunFileBody body{data};
+    absl::Status written;
+    if (partial_file_.path.empty()) {
+      const absl::StatusOr<std::string> path = WriteRunFile(config_.json_dir, RunFileStem(data), ".json", body);
+      written = path.status();
+      if (path.ok()) RememberOwnFile(*path, &partial_file_);
+    } else {
+      written = ReplaceOwnFile(&partial_file_, body);
+      if (!written.ok()) partial_file_ = OwnFile{};  // the next flush writes a new file of td's own
+    }
+    if (!written.ok() && !partial_failure_said_) {
+      partial_failure_said_ = true;
+      Announce(Severity::kWarning, absl::StrFormat("TD_FLUSH_INTERVAL: the partial file: %s; the flushes go on, and "
+                                                   "the run's file is written at its end",
+                                                   written.message()));
+    }
+  } catch (...) {
+    // Out of memory while copying or formatting: this flush is skipped, the next one tries again.
+  }
+}
+
 void Runtime::WriteTrace(const RunData& data, const std::vector<ThreadTrace>& traces) {
   std::string body;
   try {
@@ -91,7 +159,7 @@ void Runtime::WriteReports(RunData& data, bool text_report) {
   if (config_.write_json) {
     const std::string stem = RunFileStem(data);
     const RunFileBody body{data};
-    absl::StatusOr<std::string> path = WriteRunFile(config_.json_dir, stem, ".json", body);
+    absl::StatusOr<std::string> path = WriteRunJson(config_.json_dir, data, body);
     if (!path.ok() && !body.out_of_memory) {
       const std::string& fallback_dir = config_.tmpdir;
       Announce(Severity::kError, absl::StrFormat("TD_OUTPUT_DIR=%s: %s; writing %s/%s.json instead", config_.json_dir,

@@ -63,6 +63,10 @@ void MergeViews(JobView* into, JobView later, bool keep_rows, std::vector<std::m
   std::merge(into->signaled.begin(), into->signaled.end(), later.signaled.begin(), later.signaled.end(),
              std::back_inserter(signaled));
   into->signaled = std::move(signaled);
+  std::vector<std::pair<int64_t, int64_t>> partial;
+  std::merge(into->partial.begin(), into->partial.end(), later.partial.begin(), later.partial.end(),
+             std::back_inserter(partial));
+  into->partial = std::move(partial);
   into->missing.clear();
   for (int64_t r = 0, i = 0; r < into->size; ++r) {
     while (i < static_cast<int64_t>(into->present.size()) && into->present[i] < r) ++i;
@@ -272,6 +276,7 @@ std::string JobTableText(const JobTable& table, int indent) {
       {"regions", std::move(regions)}};
   if (!view.aborted.empty()) out["ranks_aborted"] = view.aborted;  // left out when none: older readers need not know
   if (!view.signaled.empty()) out["ranks_ended_by_signal"] = view.signaled;
+  if (!view.partial.empty()) out["ranks_partial"] = view.partial;
   std::string text = DumpJson(out, indent);
   if (indent >= 0) text += "\n";
   return text;
@@ -317,6 +322,12 @@ absl::StatusOr<JobTable> JobTableFromJson(const nlohmann::json& json, const std:
         view.signaled.emplace_back(pair.at(0).get<int64_t>(), pair.at(1).get<int>());
       }
       std::sort(view.signaled.begin(), view.signaled.end());
+    }
+    if (json.contains("ranks_partial")) {
+      for (const auto& pair : json.at("ranks_partial")) {
+        view.partial.emplace_back(pair.at(0).get<int64_t>(), pair.at(1).get<int64_t>());
+      }
+      std::sort(view.partial.begin(), view.partial.end());
     }
     for (const auto& host : json.at("hosts")) view.hosts.push_back(UnescapeBytes(host.get<std::string>()));
     table.per_rank = json.at("per_rank").get<bool>();

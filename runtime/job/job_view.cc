@@ -120,6 +120,7 @@ RankSummary SummarizeRank(const RunData& run, const RunAnalysis* analysis, std::
   summary.file = std::move(file);
   summary.program = run.program.name;
   summary.mpi = run.mpi;
+  if (run.partial) summary.partial_after_ns = run.partial->flushed_unix_ns - run.program.start_unix_ns;
   const int64_t rank = run.mpi ? run.mpi->rank : 0;
   const bool trees = analysis != nullptr && analysis->HasTrees();
   summary.regions.reserve(run.regions.size() + 1);
@@ -175,6 +176,7 @@ absl::StatusOr<JobView> BuildJobView(std::vector<RankSummary> runs) {
     view.present.push_back(mpi.rank);
     if (mpi.aborted) view.aborted.push_back(mpi.rank);
     if (mpi.signal != 0) view.signaled.emplace_back(mpi.rank, mpi.signal);
+    if (runs[i].partial_after_ns) view.partial.emplace_back(mpi.rank, *runs[i].partial_after_ns);
     present.insert(mpi.rank);
     if (hosts.insert(mpi.host).second) view.hosts.push_back(mpi.host);
   }
@@ -283,6 +285,15 @@ std::string FormatJobText(const JobView& view) {
       ranks.push_back(absl::StrCat(rank, " (", name != nullptr ? absl::StrCat("SIG", name) : absl::StrCat(signal), ")"));
     }
     absl::StrAppendFormat(&out, "failed ranks: ended by a signal: %s\n", absl::StrJoin(ranks, ", "));
+  }
+  if (!view.partial.empty()) {
+    std::vector<std::string> ranks;
+    for (const auto& [rank, after_ns] : view.partial) {
+      const double seconds = static_cast<double>(after_ns) / 1e9;
+      ranks.push_back(absl::StrFormat("%d (partial: last flushed at +%.0f s)", rank, seconds));
+    }
+    absl::StrAppendFormat(&out, "failed ranks: ended before their end, data up to their last periodic flush: %s\n",
+                          absl::StrJoin(ranks, ", "));
   }
   if (!view.missing.empty()) {
     absl::StrAppendFormat(&out, "missing ranks (no file given for them): %s\n", absl::StrJoin(view.missing, ", "));
@@ -473,6 +484,7 @@ nlohmann::json ViewWithoutRegionsJson(const JobView& view) {
                          {"regions", nlohmann::json::array()}};
   if (!view.aborted.empty()) json["ranks_aborted"] = view.aborted;
   if (!view.signaled.empty()) json["ranks_ended_by_signal"] = view.signaled;
+  if (!view.partial.empty()) json["ranks_partial"] = view.partial;
   json["efficiency"] = JobEfficiencyJson(view);
   return json;
 }

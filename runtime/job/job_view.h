@@ -83,6 +83,10 @@ struct JobView {
   std::vector<int64_t> aborted;      // ranks whose file says they called MPI_Abort
   // (rank, signal) of the ranks whose file says a signal ended them (TD_SIGNALS), in rank order.
   std::vector<std::pair<int64_t, int>> signaled;
+  // (rank, ns from its start to its last flush) of the ranks whose file is
+  // a periodic flush's (TD_FLUSH_INTERVAL): the rank never reached its end
+  // (SIGKILL, a crash), and its data stops at that flush. In rank order.
+  std::vector<std::pair<int64_t, int64_t>> partial;
   std::vector<std::string> hosts;    // distinct, in rank order
   std::vector<RegionAcrossRanks> regions;  // parents before children, first-seen order
 };
@@ -106,6 +110,7 @@ struct RankSummary {
   std::string file;  // named in errors
   std::string program;
   std::optional<MpiRank> mpi;
+  std::optional<int64_t> partial_after_ns;  // a partial file: its flush, ns after the rank's start
   std::vector<RankRegion> regions;  // in the file's order
 };
 // `analysis` may be null (no Level-1 fractions then).

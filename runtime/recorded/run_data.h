@@ -44,6 +44,15 @@ struct MpiRank {
   int signal = 0;        // the rank was ended by this signal (TD_SIGNALS wrote this file then); 0: not
 };
 
+// A file the periodic flush wrote while the program ran (TD_FLUSH_INTERVAL,
+// docs/usage.md#lifecycle): the run as it stood then, its open regions
+// counted up to that moment. The final write at exit replaces it; a file
+// that still says so is what a process killed before its end left.
+struct PartialFlush {
+  int64_t flushed_unix_ns = 0;
+  std::string reason;  // "periodic flush"
+};
+
 // What libtd-mpi's wrapped MPI calls took (docs/hpc.md#mpi-time-per-region):
 // their wall time, how many, and the bytes their buffers named.
 struct MpiTime {
@@ -138,6 +147,7 @@ struct RunData {
   std::string td_version;
   ProgramInfo program;
   std::optional<MpiRank> mpi;  // absent outside MPI jobs
+  std::optional<PartialFlush> partial;  // absent in a complete file
   MachineInfo machine;
   std::string backend;
   std::string marker_clock;  // "tsc" or "monotonic"; "" when the file did not say

@@ -254,6 +254,9 @@ json RunWithoutRegionsToJson(const RunData& data) {
     if (data.mpi->aborted) j["mpi"]["aborted"] = true;
     if (data.mpi->signal != 0) j["mpi"]["signal"] = data.mpi->signal;
   }
+  if (data.partial) {
+    j["partial"] = {{"flushed_unix_ns", data.partial->flushed_unix_ns}, {"reason", Text(data.partial->reason)}};
+  }
   if (data.mpi_outside_regions) {
     const MpiTime& m = *data.mpi_outside_regions;
     j["mpi_outside_regions"] = {{"ns", m.ns}, {"calls", m.calls}, {"bytes", m.bytes}};

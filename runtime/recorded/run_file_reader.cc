@@ -421,6 +421,14 @@ absl::StatusOr<RunData> DecodeRun(const json& j) {
     }
     data.mpi = rank;
   }
+  if (const auto it = j.find("partial"); it != j.end()) {
+    const json* partial = nullptr;
+    TD_RETURN_IF_ERROR(GetObject(j, "partial", &partial, "run"));
+    PartialFlush flush;
+    TD_RETURN_IF_ERROR(Get(*partial, "flushed_unix_ns", &flush.flushed_unix_ns, "partial"));
+    flush.reason = OptionalBytes(*partial, "reason", "");
+    data.partial = flush;
+  }
   if (const auto it = j.find("mpi_outside_regions"); it != j.end()) {
     const json* outside = nullptr;
     TD_RETURN_IF_ERROR(GetObject(j, "mpi_outside_regions", &outside, "run"));

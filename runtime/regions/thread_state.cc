@@ -61,6 +61,7 @@ void ThreadState::ResetStorage(size_t words) {
 }
 
 void ThreadState::Grow(uint32_t region) {
+  const StorageGuard growing(storage_lock_);
   if (region >= regions_.size()) regions_.resize(std::max<size_t>(size_t{region} + 1, 2 * regions_.size()));
   if (depth_ == frames_.size()) {
     frames_.resize(2 * frames_.size());
@@ -105,6 +106,7 @@ void ThreadState::PickUserReadForms() {
 }
 
 uint32_t ThreadState::AddNode(uint32_t parent, uint32_t region) {
+  const StorageGuard growing(storage_lock_);
   const auto id = static_cast<uint32_t>(nodes_.size());
   NodeStats node;
   node.region = region;
@@ -421,7 +423,9 @@ NodeTotals ThreadState::ComputeTotals() const {
       out.mpi_inclusive_bytes[parent] += out.mpi_inclusive_bytes[n];
     }
   }
-  if (any_sampled_) {
+  if (any_sampled_ || copied_while_recording_) {
+    // A copy made while the thread recorded may hold a child's time added
+    // and its parent's not yet.
     // Scaled estimates of a parent and its children can cross: a parent
     // whose read calls were short shows less than its children's estimate.
     // Exclusive values stop at 0 rather than wrap.

@@ -8,6 +8,7 @@
 #ifndef TD_RUNTIME_REGIONS_THREAD_STATE_H_
 #define TD_RUNTIME_REGIONS_THREAD_STATE_H_
 
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -186,6 +187,21 @@ class ThreadState {
   NodeTotals ComputeTotals() const;
   // What the recorded-run model reads of this thread; it refers to this state.
   ThreadRecord Record() const;
+  // The periodic flush (TD_FLUSH_INTERVAL): a copy of this thread's
+  // recording made from another thread while this one goes on recording,
+  // with its open regions closed in the copy at this moment (their counts
+  // read through the kernel where the backend can, else stopping at their
+  // BEGIN). No marker waits for it: the markers' common path writes in
+  // place, and the copy reads each word once, so a value written meanwhile
+  // is either its old or its new one (a call counted whose time is not yet
+  // added, say) but never garbage; exclusive values that this leaves below
+  // 0 stop at 0. Only the growth of the vectors (Grow, AddNode: off the
+  // common path) waits for the copy, and the copy for it. Call it with the
+  // runtime's threads lock held (no attach, exit or fork meanwhile). Null
+  // when the thread kept its vectors locked for kCopyWaitNs (a signal
+  // handler that interrupted it there and never returns, say).
+  static constexpr int64_t kCopyWaitNs = 100000000;
+  std::unique_ptr<ThreadState> CopyWhileRecording() const;
 
  private:
   // A frame of the open-region stack, its one-word key and the marker forms
@@ -341,6 +357,40 @@ class ThreadState {
   void ResetStorage(size_t words);
 
   std::atomic<uint32_t> in_marker_{0};
+  // Held by the owning thread while it grows its vectors and by
+  // CopyWhileRecording while it copies them, so that a copy never reads
+  // memory a reallocation freed. A spin lock: neither side holds it for
+  // more than a copy or a reallocation, and the markers' common path never
+  // takes it.
+  mutable std::atomic<uint32_t> storage_lock_{0};
+  class StorageGuard {
+   public:
+    explicit StorageGuard(std::atomic<uint32_t>& lock) : lock_(lock) {
+      while (lock_.exchange(1, std::memory_order_acquire) != 0) sched_yield();
+    }
+    // Gives up after `wait_ns` (held() then says false).
+    StorageGuard(std::atomic<uint32_t>& lock, int64_t wait_ns) : lock_(lock) {
+      const int64_t deadline = MonotonicNs() + wait_ns;
+      while (lock_.exchange(1, std::memory_order_acquire) != 0) {
+        if (MonotonicNs() > deadline) {
+          held_ = false;
+          return;
+        }
+        sched_yield();
+      }
+    }
+    ~StorageGuard() {
+      if (held_) lock_.store(0, std::memory_order_release);
+    }
+    bool held() const { return held_; }
+    StorageGuard(const StorageGuard&) = delete;
+    StorageGuard& operator=(const StorageGuard&) = delete;
+
+   private:
+    std::atomic<uint32_t>& lock_;
+    bool held_ = true;
+  };
+  bool copied_while_recording_ = false;  // a CopyWhileRecording: exclusive values stop at 0
   bool tsc_clock_ = ProcessMarkerClock() == MarkerClock::kTsc;
   uint32_t index_;
   int64_t tid_;

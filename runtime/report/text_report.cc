@@ -349,6 +349,12 @@ std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
     absl::StrAppendFormat(&out, "hardware counters unavailable: %s\n", Printable(a.hardware_reason));
   }
   absl::StrAppendFormat(&out, "measured: %s\n", Printable(a.measured));
+  if (data.partial) {
+    absl::StrAppendFormat(&out, "partial: last flushed at +%.0f s (%s); the program did not reach its end, so this "
+                                "is its data up to then, open regions counted up to the flush\n",
+                          static_cast<double>(data.partial->flushed_unix_ns - data.program.start_unix_ns) / 1e9,
+                          Printable(data.partial->reason));
+  }
   if (!a.memory.empty()) absl::StrAppendFormat(&out, "memory traffic: %s\n", Printable(a.memory));
   if (data.marker_cost && data.marker_cost->taken_out) out += MarkerCostLine(data);
   if (data.Sampled()) out += SampledLine(data);

@@ -7,6 +7,7 @@
 //
 // Every scenario but the signal ones returns kExitCode, so a test can tell
 // the program's own exit from one td caused.
+#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -14,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -521,6 +523,36 @@ int CancelInStartUp() {
   return result == PTHREAD_CANCELED ? kExitCode : 3;
 }
 
+// TD_FLUSH_INTERVAL: two workers record (their node vectors growing) while
+// the main thread works in "working" for FAULT_WORK_MS, then the process
+// names its threads on stdout and is killed outright, as by the OOM killer:
+// all that is left of the run is what the periodic flush wrote.
+int FlushThenKill() {
+  TD_REGION_BEGIN("working");
+  pthread_t workers[2];
+  for (intptr_t w = 0; w < 2; ++w) pthread_create(&workers[w], nullptr, &RecordUntilStopped, reinterpret_cast<void*>(w));
+  timespec start{}, now{};
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  const long work_ns = EnvInt("FAULT_WORK_MS", 2500) * 1000000L;
+  do {
+    TD_REGION_BEGIN("step");
+    Work(10000);
+    TD_REGION_END("step");
+    clock_gettime(CLOCK_MONOTONIC, &now);
+  } while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < work_ns);
+  DIR* tasks = opendir("/proc/self/task");
+  for (const dirent* task = tasks != nullptr ? readdir(tasks) : nullptr; task != nullptr; task = readdir(tasks)) {
+    char name[32] = {0};
+    const int fd = open(("/proc/self/task/" + std::string(task->d_name) + "/comm").c_str(), O_RDONLY);
+    if (fd < 0) continue;
+    if (read(fd, name, sizeof name - 1) > 0) std::printf("thread: %s", name);
+    close(fd);
+  }
+  std::fflush(stdout);
+  std::raise(SIGKILL);
+  return kExitCode;
+}
+
 int Nested() {
   TD_REGION_BEGIN("outer");
   TD_REGION_BEGIN("inner");
@@ -558,6 +590,7 @@ int main(int argc, char** argv) {
   if (scenario == "finalize_during_start") return FinalizeDuringStart();
   if (scenario == "dlclose_open_region") return DlcloseOpenRegion();
   if (scenario == "signal_markers") return SignalMarkers();
+  if (scenario == "flush_then_kill") return FlushThenKill();
   std::fprintf(stderr, "fault_app: unknown scenario \"%s\"\n", scenario.c_str());
   return 2;
 }

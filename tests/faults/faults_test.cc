@@ -3,6 +3,8 @@
 // process and checks that the program's own exit code is kept, the files td
 // wrote parse, and the counts are the exact ones the program made.
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -21,6 +23,17 @@ ScenarioRun RunFault(const std::string& scenario, std::vector<std::string> env =
     env.push_back("TD_OUTPUT=none");
   }
   return RunScenario(TD_FAULT_APP, scenario, env);
+}
+
+// The command's stdout (through a shell).
+std::string RunCommand(const std::string& command) {
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return out;
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+  pclose(pipe);
+  return out;
 }
 
 size_t Count(const std::string& text, const std::string& what) {
@@ -398,6 +411,48 @@ TEST(Faults, TdSignalsLeavesTheProgramsOwnHandlersAlone) {
             std::string::npos)
       << run.err;
   EXPECT_EQ(run.reports.size(), 1u) << "written at the normal exit that followed";
+}
+
+// TD_FLUSH_INTERVAL=1: killed by SIGKILL after 2.5 s in "working" while two
+// workers record, the process leaves the periodic flush's file, marked
+// partial, with its open region counted up to the flush; `td report` reads it.
+TEST(Faults, PeriodicFlushLeavesAKilledProcesssDataMarkedPartial) {
+  const ScenarioRun run = RunFault("flush_then_kill", {"TD_FLUSH_INTERVAL=1"});
+  ASSERT_EQ(run.exit_code, 128 + 9) << run.err;
+  EXPECT_NE(run.out.find("thread: td-flush\n"), std::string::npos) << run.out;
+  ASSERT_EQ(run.reports.size(), 1u) << run.err;
+  const nlohmann::json& report = run.reports.front();
+  ASSERT_TRUE(report.contains("partial")) << report.dump().substr(0, 2000);
+  EXPECT_EQ(report.at("partial").at("reason"), "periodic flush");
+  const int64_t flushed_after_ns =
+      report.at("partial").at("flushed_unix_ns").get<int64_t>() - report.at("program").at("start_unix_ns").get<int64_t>();
+  EXPECT_GE(flushed_after_ns, 900000000) << "the first flush comes an interval after td's start";
+  EXPECT_EQ(report.at("threads").size(), 3u);
+  const nlohmann::json* working = FindRegion(report, "working");
+  const nlohmann::json* step = FindRegion(report, "working/step");
+  ASSERT_NE(working, nullptr);
+  ASSERT_NE(step, nullptr);
+  EXPECT_EQ(SumOverThreads(*working, "calls"), 1);
+  EXPECT_GE(SumOverThreads(*working, "wall_inclusive_ns"), 0.9e9) << "open, counted up to the flush";
+  EXPECT_GT(SumOverThreads(*step, "calls"), 0);
+  EXPECT_GT(SumOverThreads(*step, "wall_inclusive_ns"), 0);
+  EXPECT_NE(FindRegion(report, "w0_0/inner"), nullptr) << "the workers' regions are in it too";
+  std::string file;
+  for (const auto& entry : std::filesystem::directory_iterator(run.dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("td-", 0) == 0 && name.size() > 5 && name.substr(name.size() - 5) == ".json") file = entry.path();
+  }
+  const std::string text = RunCommand(std::string(TD_CLI) + " report '" + file + "' 2>&1");
+  EXPECT_NE(text.find("partial: last flushed at +"), std::string::npos) << text;
+  EXPECT_NE(text.find("working"), std::string::npos) << text;
+}
+
+TEST(Faults, WithoutAFlushIntervalNoFlushThreadStartsAndAKilledProcessLeavesNoFile) {
+  const ScenarioRun run = RunFault("flush_then_kill", {"FAULT_WORK_MS=1500"});
+  ASSERT_EQ(run.exit_code, 128 + 9) << run.err;
+  EXPECT_NE(run.out.find("thread: "), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("td-flush"), std::string::npos) << run.out;
+  EXPECT_TRUE(run.reports.empty());
 }
 
 TEST(Faults, TraceBeyondItsMemoryBoundIsTruncatedNotFatal) {

@@ -12,8 +12,13 @@
  *                      Each rank prints the time it measured around its MPI
  *                      calls (MPI_Wtime): "rank R solve_ns=N halo_ns=N".
  *   mpi_phases abort   "doomed": rank 1 calls MPI_Abort after 300 ms, the
- *                      others wait in MPI_Barrier until mpirun ends them. */
+ *                      others wait in MPI_Barrier until mpirun ends them.
+ *   mpi_phases kill    "doomed": rank 1 runs "step" (100 ms each) for 2.5 s,
+ *                      past two periodic flushes at TD_FLUSH_INTERVAL=1, then
+ *                      raises SIGKILL on itself; the others wait in
+ *                      MPI_Barrier until mpirun ends them. */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -72,12 +77,29 @@ static void Abort(int rank) {
   TD_REGION_END("doomed");
 }
 
+static void Kill(int rank) {
+  TD_REGION_BEGIN("doomed");
+  if (rank == 1) {
+    for (int step = 0; step < 25; ++step) {
+      TD_REGION_BEGIN("step");
+      SleepMs(100);
+      TD_REGION_END("step");
+    }
+    fflush(stdout);
+    raise(SIGKILL);
+  }
+  MPI_Barrier(MPI_COMM_WORLD); /* never returns: mpirun ends the job */
+  TD_REGION_END("doomed");
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (argc > 1 && strcmp(argv[1], "abort") == 0) {
     Abort(rank);
+  } else if (argc > 1 && strcmp(argv[1], "kill") == 0) {
+    Kill(rank);
   } else {
     Phases(rank);
   }

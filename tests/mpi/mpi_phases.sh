@@ -11,6 +11,10 @@
 #   abort   rank 1 calls MPI_Abort: every rank's file is kept (the others
 #           written on mpirun's SIGTERM, TD_SIGNALS being on in MPI jobs), and
 #           the job view names rank 1 as aborted and the others as ended by SIGTERM
+#   kill    rank 1 kills itself with SIGKILL after 2.5 s and two periodic
+#           flushes (TD_FLUSH_INTERVAL=1): its partial file counts as rank 1,
+#           named partial with its data in the job view, the others complete
+#           (ended by SIGTERM)
 #   plain   mpi_plain.c (beside SOURCE), no td at all, under `td run` with 4
 #           ranks: the job file has a "(program)" row for each rank
 # Exits 77 (skipped), saying why, where mpicc, mpirun or libtd-mpi is missing.
@@ -119,6 +123,36 @@ assert view["ranks_aborted"] == [1] and view["ranks_ended_by_signal"] == [[0, 15
 doomed = next(r for r in view["regions"] if r["path"] == "doomed")
 assert [row["rank"] for row in doomed["ranks"]] == [0, 1, 2, 3], doomed
 print("abort: 4 rank files; rank 1 aborted, ranks 0, 2, 3 ended by SIGTERM")
+PY
+  ;;
+kill)
+  "$mpicc" -O1 -I"$include" -I"$(dirname "$src")" "$src" "$libtdmpi" "$libtd" \
+    -Wl,-rpath,"$libdir":"$(dirname "$libtdmpi")" -o "$dir/prog" || fail "build"
+  if "$mpirun" "${flags[@]}" -np 4 -x TD_OUTPUT_DIR="$dir/out" -x TD_FLUSH_INTERVAL=1 "$dir/prog" kill \
+    >"$dir/out.txt" 2>"$dir/err.txt"; then
+    fail "mpirun exited with 0 after a rank was killed"
+  fi
+  [ "$(ls "$dir"/out/*-rank?.json | wc -l)" -eq 4 ] || fail "expected 4 rank files: $(ls "$dir/out")"
+  "$td" report "$dir/out" >"$dir/report.txt" 2>&1 || fail "td report DIR"
+  grep -qE '^failed ranks: ended before their end, data up to their last periodic flush: 1 \(partial: last flushed at \+[0-9]+ s\)$' \
+    "$dir/report.txt" || fail "rank 1 not named as partial"
+  if grep -q '^missing ranks' "$dir/report.txt"; then fail "a rank listed as missing"; fi
+  "$td" report --json "$dir/out" >"$dir/report.json" 2>/dev/null || fail "td report --json DIR"
+  python3 - "$dir/report.json" <<'PY' || fail "checks"
+import json, sys
+view = json.load(open(sys.argv[1]))
+assert view["ranks_present"] == [0, 1, 2, 3] and view["ranks_missing"] == [], view
+[[rank, flushed_ns]] = view["ranks_partial"]
+assert rank == 1 and flushed_ns >= 0.9e9, view["ranks_partial"]
+assert view["ranks_ended_by_signal"] == [[0, 15], [2, 15], [3, 15]], view
+regions = {r["path"]: r for r in view["regions"]}
+assert [row["rank"] for row in regions["doomed"]["ranks"]] == [0, 1, 2, 3], regions["doomed"]
+doomed1 = next(row for row in regions["doomed"]["ranks"] if row["rank"] == 1)
+assert doomed1["wall_ns"] >= 0.9e9, doomed1  # open at the flush: counted up to it
+step = regions["doomed/step"]["ranks"]
+assert [row["rank"] for row in step] == [1] and step[0]["calls"] >= 9, step
+print("kill: 4 rank files; rank 1 partial (flushed at +%.1f s, %d steps), ranks 0, 2, 3 ended by SIGTERM"
+      % (flushed_ns / 1e9, step[0]["calls"]))
 PY
   ;;
 plain)

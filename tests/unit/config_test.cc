@@ -197,6 +197,24 @@ TEST(Config, SignalsOnByDefaultInMpiJobs) {
   EXPECT_TRUE(errors.empty());
 }
 
+// A rank that SIGKILL ends keeps its data up to its last flush: the periodic
+// flush is on (every 10 s) by default in an MPI job only; TD_FLUSH_INTERVAL
+// sets it anywhere, and 0 turns it off there too.
+TEST(Config, PeriodicFlushOffByDefaultOutsideMpiJobs) {
+  std::vector<std::string> errors;
+  EXPECT_EQ(Read({}, &errors).flush_interval_s, 0u);
+  EXPECT_EQ(Read({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "4"}}, &errors).flush_interval_s,
+            kMpiFlushIntervalS);
+  EXPECT_EQ(Read({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "4"}, {"TD_FLUSH_INTERVAL", "0"}}, &errors)
+                .flush_interval_s,
+            0u);
+  EXPECT_EQ(Read({{"TD_FLUSH_INTERVAL", "3"}}, &errors).flush_interval_s, 3u);
+  EXPECT_TRUE(errors.empty());
+  EXPECT_EQ(Read({{"TD_FLUSH_INTERVAL", "soon"}}, &errors).flush_interval_s, 0u);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("TD_FLUSH_INTERVAL=\"soon\""), std::string::npos) << errors[0];
+}
+
 TEST(ConfigUnknown, EachUnknownTdNameWithTheNearestKnownOne) {
   EXPECT_EQ(UnknownSettings({"TD_OUTPT", "PATH", "TD_OUTPUT", "td_output_dir", "TD_METRICS_DIRS"}),
             (std::vector<std::string>{"unknown setting TD_OUTPT; did you mean TD_OUTPUT?",

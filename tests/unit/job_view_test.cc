@@ -315,6 +315,29 @@ TEST(JobViewEfficiency, LateRankWaitsAndPopMetricsFromTheRows) {
   EXPECT_EQ(back->view.signaled, view.signaled);
 }
 
+// A rank whose file is a periodic flush's (killed before its end) counts as
+// the rank and is named partial, in the text, the JSON and the job table.
+TEST(JobViewFailedRanks, APartialFileCountsAsItsRankAndIsNamedPartial) {
+  std::vector<RankSummary> all = LateRankSummaries();
+  all[2].partial_after_ns = 3'200'000'000;
+  const JobView view = *BuildJobView(all);
+  EXPECT_EQ(view.present, (std::vector<int64_t>{0, 1, 2, 3}));
+  EXPECT_TRUE(view.missing.empty());
+  EXPECT_EQ(view.partial, (std::vector<std::pair<int64_t, int64_t>>{{2, 3'200'000'000}}));
+  const std::string text = FormatJobText(view);
+  EXPECT_NE(text.find("failed ranks: ended before their end, data up to their last periodic flush: 2 (partial: last "
+                      "flushed at +3 s)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(JobViewToJson(view)["ranks_partial"], nlohmann::json::parse("[[2, 3200000000]]"));
+  std::vector<RankSummary> low(all.begin(), all.begin() + 2), high(all.begin() + 2, all.end());
+  JobTable table = TableOfView(*BuildJobView(std::move(low)));
+  ASSERT_TRUE(MergeJobTables(&table, TableOfView(*BuildJobView(std::move(high)))).ok());
+  absl::StatusOr<JobTable> back = ParseJobTable(JobTableText(table, -1), "table");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->view.partial, view.partial);
+}
+
 TEST(JobViewEfficiency, NoRankIsLateWhenTheUsefulTimesAreEven) {
   std::vector<RankSummary> ranks = LateRankSummaries();
   for (RankSummary& r : ranks) r.regions[0].on_rank.mpi->ns = 500;

@@ -49,6 +49,30 @@ std::vector<std::string> Entries(const std::string& dir) {
   return names;
 }
 
+// The periodic flush's file: td replaces its own file, in one rename, and
+// leaves one that someone else put at its name alone (and never removes it).
+TEST(OutputFiles, OnlyTdsOwnFileIsReplacedOrRemoved) {
+  const std::string dir = TempDir();
+  absl::StatusOr<std::string> path = WriteNewFile(dir, "td-p-1", ".json", std::string("first"));
+  ASSERT_TRUE(path.ok()) << path.status();
+  OwnFile own;
+  ASSERT_TRUE(RememberOwnFile(*path, &own));
+  ASSERT_TRUE(ReplaceOwnFile(&own, WholeContent("second")).ok());
+  EXPECT_EQ(Slurp(*path), "second");
+  EXPECT_EQ(Entries(dir), std::vector<std::string>{"td-p-1.json"}) << "no temporary file left";
+  ASSERT_TRUE(WriteFileAtomically(*path, "someone else's").ok());  // a new inode at the same name
+  const absl::Status refused = ReplaceOwnFile(&own, WholeContent("third"));
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("no longer the file td wrote"), std::string::npos) << refused;
+  RemoveOwnFile(&own);
+  EXPECT_EQ(Slurp(*path), "someone else's");
+  EXPECT_EQ(Entries(dir), std::vector<std::string>{"td-p-1.json"});
+  OwnFile again;
+  ASSERT_TRUE(RememberOwnFile(*path, &again));
+  RemoveOwnFile(&again);
+  EXPECT_TRUE(Entries(dir).empty()) << "td's own file is removed";
+}
+
 // A symlink to a file is neither followed nor replaced: an error, both kept.
 TEST(OutputFiles, NeitherFollowsNorReplacesASymlinkToAFile) {
   const std::string dir = TempDir();

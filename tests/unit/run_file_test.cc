@@ -61,6 +61,22 @@ TEST(JsonReport, RoundTripsExactly) {
   EXPECT_EQ(back->layout.words, data.layout.words);
 }
 
+// A periodic flush's file says so, and reads back (the scan, used by
+// `td report DIR`, too).
+TEST(JsonReport, APartialFileKeepsItsFlushThroughBothReaders) {
+  RunData data = TwoThreadRun();
+  data.partial = PartialFlush{data.program.start_unix_ns + 2'000'000'000, "periodic flush"};
+  const std::string text = RunFileText(data);
+  for (const absl::StatusOr<RunData>& back : {RunFromJson(nlohmann::json::parse(text)), RunFromText(text, "f")}) {
+    ASSERT_TRUE(back.ok()) << back.status();
+    ASSERT_TRUE(back->partial.has_value());
+    EXPECT_EQ(back->partial->flushed_unix_ns, data.partial->flushed_unix_ns);
+    EXPECT_EQ(back->partial->reason, "periodic flush");
+  }
+  EXPECT_TRUE(ScanRunText(text).has_value()) << "the scan reads it itself, not through the full reader";
+  EXPECT_FALSE(RunFromJson(RunToJson(TwoThreadRun()))->partial.has_value());
+}
+
 // The runtime writes the file's regions straight into its text
 // (RunFileText), one region per line; parsed, the text is RunToJson's
 // document, with and without regions, and with names that are not UTF-8.

@@ -3,6 +3,9 @@
 #include "runtime/regions/thread_state.h"
 
 #include <algorithm>
+#include <atomic>
+#include <string>
+#include <thread>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -21,6 +24,9 @@ class ScriptedCounter final : public ThreadCounters {
   explicit ScriptedCounter(uint64_t* value, int* reads = nullptr) : value_(value), reads_(reads) {}
   bool Read(uint64_t* snapshot) override {
     if (reads_ != nullptr) ++*reads_;
+    return PeekFromAnotherThread(snapshot);
+  }
+  bool PeekFromAnotherThread(uint64_t* snapshot) const override {
     snapshot[0] = 1;
     snapshot[1] = *value_ * 2;  // enabled
     snapshot[2] = *value_;      // running: half the time, as if multiplexed
@@ -558,6 +564,82 @@ TEST_F(ThreadStateTest, ResetOfARegionNeverEnteredChangesNothing) {
   const RunData data = Merge();
   ASSERT_EQ(data.regions.size(), 1u);
   EXPECT_EQ(data.regions[0].threads[0].events[0].inclusive, 20u);
+}
+
+// The periodic flush's copy: open regions closed in the copy at the counter's
+// value now (its read from another thread), the thread itself untouched.
+TEST_F(ThreadStateTest, CopyWhileRecordingClosesOpenRegionsInTheCopyOnly) {
+  Begin("a", 100);
+  Begin("b", 110);
+  End("b", 150);
+  Begin("b", 160);
+  value_ = 175;
+  const int reads_before = reads_;
+  const std::unique_ptr<ThreadState> copy = state_->CopyWhileRecording();
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(reads_, reads_before) << "the copy reads through PeekFromAnotherThread only";
+  RunData copied;
+  copied.layout = layout_;
+  MergeThreads({copy->Record()}, registry_.AllNames(), &copied);
+  const Region& a = Find(copied, "a");
+  const Region& b = Find(copied, "a/b");
+  EXPECT_EQ(a.threads[0].calls, 1u);
+  EXPECT_EQ(b.threads[0].calls, 2u);
+  EXPECT_EQ(a.threads[0].events[0].inclusive, 75u);
+  EXPECT_EQ(b.threads[0].events[0].inclusive, 40u + 15u);
+  EXPECT_EQ(a.threads[0].events[0].exclusive, 20u);
+  EXPECT_EQ(a.threads[0].unterminated + b.threads[0].unterminated, 0u) << "open, not unterminated";
+  EXPECT_GT(a.threads[0].wall_inclusive_ns, 0);
+  EXPECT_EQ(state_->open_depth(), 2u);
+  End("b", 170);
+  End("a", 200);
+  ExpectNestedSequenceCounts(Merge());
+}
+
+// One thread records new regions (its node and frame vectors growing) while
+// this one copies it over and over: every copy is a run whose calls never
+// exceed what the thread made, and the copy after the thread stopped is exact.
+TEST(ThreadStateCopy, CopiesWhileTheThreadGrowsItsVectorsAreConsistent) {
+  RegionRegistry registry;
+  ThreadState state(0, 1, nullptr, 0, "", &registry);
+  constexpr int kNames = 3000;
+  constexpr int kPairs = 60000;
+  std::vector<uint32_t> outer;
+  for (int n = 0; n < kNames; ++n) outer.push_back(registry.IdForName("outer" + std::to_string(n)));
+  const uint32_t inner = registry.IdForName("inner");
+  td_site site{"t", "test.cc", 1, 0, 0};
+  std::atomic<bool> done{false};
+  std::thread recorder([&] {
+    for (int i = 0; i < kPairs; ++i) {
+      state.Begin(outer[i % kNames], &site);
+      state.Begin(inner, &site);
+      state.End(inner, &site);
+      state.End(outer[i % kNames], &site);
+    }
+    done = true;
+  });
+  int copies = 0;
+  const auto calls_of_inner = [&](const ThreadState& thread) {
+    RunData data;
+    data.layout = SoftwareLayout();
+    MergeThreads({thread.Record()}, registry.AllNames(), &data);
+    uint64_t calls = 0;
+    for (const Region& r : data.regions) {
+      if (r.name != "inner") continue;
+      calls += r.threads[0].calls;
+      EXPECT_GE(r.threads[0].wall_exclusive_ns, 0);
+    }
+    return calls;
+  };
+  while (!done.load()) {
+    const std::unique_ptr<ThreadState> copy = state.CopyWhileRecording();
+    ASSERT_NE(copy, nullptr);
+    EXPECT_LE(calls_of_inner(*copy), uint64_t{kPairs});
+    ++copies;
+  }
+  recorder.join();
+  EXPECT_GE(copies, 1);
+  EXPECT_EQ(calls_of_inner(*state.CopyWhileRecording()), uint64_t{kPairs});
 }
 
 }  // namespace
