@@ -12,7 +12,14 @@
  *                      Each rank prints the time it measured around its MPI
  *                      calls (MPI_Wtime): "rank R solve_ns=N halo_ns=N".
  *   mpi_phases abort   "doomed": rank 1 calls MPI_Abort after 300 ms, the
- *                      others wait in MPI_Barrier until mpirun ends them. */
+ *                      others wait in MPI_Barrier until mpirun ends them.
+ *   mpi_phases scaling strong scaling of "solve", 3 times: 400 ms of work
+ *                      split evenly over the ranks, plus 40 ms every rank
+ *                      repeats (setup no rank can share), then an
+ *                      MPI_Allreduce. Useful time summed over p ranks:
+ *                      1200 + 120 p ms, so between 2 and 4 ranks the
+ *                      planted computation scalability is 1440 / 1680 =
+ *                      0.857 (docs/hpc.md#two-jobs-side-by-side). */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,12 +79,26 @@ static void Abort(int rank) {
   TD_REGION_END("doomed");
 }
 
+static void Scaling(int rank, int size) {
+  for (int iteration = 0; iteration < 3; ++iteration) {
+    double in = rank, out = 0;
+    TD_REGION_BEGIN("solve");
+    SleepMs(400 / size + 40);
+    MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    TD_REGION_END("solve");
+  }
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc > 1 && strcmp(argv[1], "abort") == 0) {
     Abort(rank);
+  } else if (argc > 1 && strcmp(argv[1], "scaling") == 0) {
+    Scaling(rank, size);
   } else {
     Phases(rank);
   }
