@@ -11,6 +11,12 @@
 
 namespace td {
 
+std::string RightAligned(const std::string& text, size_t width) {
+  size_t columns = 0;
+  for (const unsigned char c : text) columns += (c & 0xC0) != 0x80;
+  return std::string(width > columns ? width - columns : 0, ' ') + text;
+}
+
 Imbalance ImbalanceOf(const Spread& spread_ns) {
   Imbalance out;
   out.ranks = spread_ns.ranks;

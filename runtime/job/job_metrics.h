@@ -77,6 +77,10 @@ nlohmann::json EfficiencyJson(const Efficiency& efficiency);
 // The job's efficiency: the kProgramRegion row's (null without it).
 nlohmann::json JobEfficiencyJson(const JobView& view);
 
+// `text` right-aligned in `width` terminal columns, each UTF-8 character
+// one column ("µs" is two bytes): the job views' text tables.
+std::string RightAligned(const std::string& text, size_t width);
+
 // The CSV columns of the derived values: the header's tail, a rank's row
 // (MPI time, wait) and a region's "all" row.
 inline constexpr char kMetricsCsvHeader[] =

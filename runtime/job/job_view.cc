@@ -27,13 +27,6 @@ std::optional<double> TaskClockNs(const RunData& run, const Region& region) {
   return std::nullopt;
 }
 
-// Right-aligned in `width` columns: "µs" is one column but two bytes.
-std::string Column(const std::string& text, size_t width) {
-  size_t columns = 0;
-  for (unsigned char c : text) columns += (c & 0xC0) != 0x80;
-  return std::string(width > columns ? width - columns : 0, ' ') + text;
-}
-
 // A rank's threads and thread imbalance as two CSV cells, empty where not known.
 std::string ThreadsCsv(const RegionOnRank& on) {
   return absl::StrCat(on.threads == 0 ? "" : absl::StrCat(on.threads), ",",
@@ -306,12 +299,12 @@ std::string FormatJobText(const JobView& view) {
     const std::string name = std::string(2 * r.depth, ' ') + Printable(r.path.substr(r.path.rfind('/') + 1));
     absl::StrAppendFormat(
         &out, "%-32s %5d %9d %s %s %s %7s %9.2f %s %s\n", name, r.wall_ns.ranks, r.calls,
-        Column(HumanDuration(static_cast<int64_t>(r.wall_ns.min)), 10),
-        Column(HumanDuration(static_cast<int64_t>(r.wall_ns.mean)), 10),
-        Column(HumanDuration(static_cast<int64_t>(r.wall_ns.max)), 10), absl::StrCat("rank ", r.slowest_rank),
+        RightAligned(HumanDuration(static_cast<int64_t>(r.wall_ns.min)), 10),
+        RightAligned(HumanDuration(static_cast<int64_t>(r.wall_ns.mean)), 10),
+        RightAligned(HumanDuration(static_cast<int64_t>(r.wall_ns.max)), 10), absl::StrCat("rank ", r.slowest_rank),
         r.imbalance,
-        Column(r.task_clock_ns.ranks ? HumanDuration(static_cast<int64_t>(r.task_clock_ns.mean)) : "—", 12),
-        Column(r.task_clock_ns.ranks ? HumanDuration(static_cast<int64_t>(r.task_clock_ns.max)) : "—", 12));
+        RightAligned(r.task_clock_ns.ranks ? HumanDuration(static_cast<int64_t>(r.task_clock_ns.mean)) : "—", 12),
+        RightAligned(r.task_clock_ns.ranks ? HumanDuration(static_cast<int64_t>(r.task_clock_ns.max)) : "—", 12));
   }
   out += FormatThreadsPerRank(view);
   out += FormatImbalances(view);
@@ -358,79 +351,6 @@ std::string FormatJobCsv(const JobView& view) {
                           SoftwareIntegerValue(r.wall_ns.max),
                           r.task_clock_ns.ranks ? absl::StrCat(SoftwareIntegerValue(r.task_clock_ns.mean * r.task_clock_ns.ranks)) : "",
                           r.imbalance, r.slowest_rank, MetricsCsvOfRegion(r), ThreadsCsv(most));
-  }
-  return out;
-}
-
-namespace {
-
-// Region paths of both jobs, A's order first, with each job's entry or null.
-std::vector<std::pair<const RegionAcrossRanks*, const RegionAcrossRanks*>> PairRegions(const JobView& a,
-                                                                                     const JobView& b) {
-  std::vector<std::pair<const RegionAcrossRanks*, const RegionAcrossRanks*>> pairs;
-  absl::flat_hash_map<std::string, size_t> at;
-  for (const RegionAcrossRanks& r : a.regions) {
-    at.emplace(r.path, pairs.size());
-    pairs.push_back({&r, nullptr});
-  }
-  for (const RegionAcrossRanks& r : b.regions) {
-    if (auto it = at.find(r.path); it != at.end()) {
-      pairs[it->second].second = &r;
-    } else {
-      pairs.push_back({nullptr, &r});
-    }
-  }
-  return pairs;
-}
-
-std::string JobTitle(const JobView& v) {
-  return absl::StrFormat("%s, job %s, %d rank%s", Printable(v.program), v.job.empty() ? "(unnamed)" : Printable(v.job),
-                         v.present.size(), v.present.size() == 1 ? "" : "s");
-}
-
-}  // namespace
-
-std::string FormatJobComparisonText(const JobView& a, const JobView& b) {
-  std::string out = absl::StrFormat("td job comparison\n  A: %s\n  B: %s\n", JobTitle(a), JobTitle(b));
-  if (a.program != b.program) {
-    absl::StrAppendFormat(&out, "  (different programs: regions are matched by path)\n");
-  }
-  out += "\nspeedup = A's mean wall time over ranks / B's; imbalance = slowest rank / mean\n\n";
-  absl::StrAppendFormat(&out, "%-32s %6s %10s %9s %8s %6s %10s %9s %8s %8s\n", "region", "A rks", "A mean", "A imbal",
-                        "A slow", "B rks", "B mean", "B imbal", "B slow", "speedup");
-  auto side = [](const RegionAcrossRanks* r) {
-    if (r == nullptr) return absl::StrFormat("%6s %10s %9s %8s", "—", "—", "—", "—");
-    return absl::StrFormat("%6d %s %9.2f %8s", r->wall_ns.ranks,
-                           Column(HumanDuration(static_cast<int64_t>(r->wall_ns.mean)), 10), r->imbalance,
-                           absl::StrCat("rank ", r->slowest_rank));
-  };
-  for (const auto& [ra, rb] : PairRegions(a, b)) {
-    const RegionAcrossRanks& any = ra != nullptr ? *ra : *rb;
-    const std::string name = std::string(2 * any.depth, ' ') + Printable(any.path.substr(any.path.rfind('/') + 1));
-    std::string speedup = ra == nullptr ? "B only" : rb == nullptr ? "A only" : "—";
-    if (ra != nullptr && rb != nullptr && rb->wall_ns.mean > 0) {
-      speedup = absl::StrFormat("%.2fx", ra->wall_ns.mean / rb->wall_ns.mean);
-    }
-    absl::StrAppendFormat(&out, "%-32s %s %s %8s\n", name, side(ra), side(rb), speedup);
-  }
-  return out;
-}
-
-std::string FormatJobComparisonCsv(const JobView& a, const JobView& b) {
-  std::string out =
-      "path,a_ranks,a_wall_mean_ns,a_wall_max_ns,a_imbalance,a_slowest_rank,"
-      "b_ranks,b_wall_mean_ns,b_wall_max_ns,b_imbalance,b_slowest_rank,speedup\n";
-  auto side = [](const RegionAcrossRanks* r) -> std::string {
-    if (r == nullptr) return ",,,,";
-    return absl::StrFormat("%d,%d,%d,%.4f,%d", r->wall_ns.ranks, SoftwareIntegerValue(r->wall_ns.mean),
-                           SoftwareIntegerValue(r->wall_ns.max), r->imbalance, r->slowest_rank);
-  };
-  for (const auto& [ra, rb] : PairRegions(a, b)) {
-    const std::string& path = ra != nullptr ? ra->path : rb->path;
-    const std::string speedup = ra != nullptr && rb != nullptr && rb->wall_ns.mean > 0
-                                    ? absl::StrFormat("%.4f", ra->wall_ns.mean / rb->wall_ns.mean)
-                                    : "";
-    absl::StrAppendFormat(&out, "%s,%s,%s,%s\n", CsvField(path), side(ra), side(rb), speedup);
   }
   return out;
 }

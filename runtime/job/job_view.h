@@ -131,15 +131,7 @@ nlohmann::json JobViewToJson(const JobView& view);
 // time, so a large job's view is never one JSON tree ("" when memory runs out).
 std::string JobViewJsonText(const JobView& view);
 
-// Two jobs side by side (td compare JOB_A JOB_B: two builds, two node counts,
-// before and after a fix): per region path of either job, in A's order then
-// B's new ones, each job's rank count, mean and max wall time over its ranks,
-// imbalance and slowest rank, and the speedup A mean / B mean. A region only
-// one job ran says so instead of a speedup.
-std::string FormatJobComparisonText(const JobView& a, const JobView& b);
-// One row per region: path, then for a and b ranks, wall mean and max (ns),
-// imbalance, slowest rank; then speedup (empty when a job lacks the region).
-std::string FormatJobComparisonCsv(const JobView& a, const JobView& b);
+// Two jobs side by side: runtime/job/job_compare.h.
 
 }  // namespace td
 

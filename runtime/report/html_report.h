@@ -8,6 +8,7 @@
 #ifndef TD_RUNTIME_REPORT_HTML_REPORT_H_
 #define TD_RUNTIME_REPORT_HTML_REPORT_H_
 
+#include <optional>
 #include <string>
 
 #include "runtime/analysis/run_analysis.h"
@@ -29,16 +30,29 @@ namespace td {
 std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis,
                              const std::string& plot_metric = "wall_per_call");
 
+// What the job view's heat map colours its cells by: the region's wall time
+// on the rank (share of the region's slowest rank), its CPU time
+// (task-clock, share of the rank with the most), or the share of its wall
+// time spent in MPI calls (0 to 100 %).
+enum class HeatMetric { kWall, kCpu, kMpi };
+// "wall", "cpu", "mpi"; none for another name.
+std::optional<HeatMetric> HeatMetricNamed(const std::string& name);
+
 // An MPI job's ranks side by side (td report DIR --html OUT.html;
 // docs/hpc.md): a heat map with one row per region and one column per rank,
-// each cell the region's wall time on that rank coloured by its share of the
-// region's slowest rank (ten steps, class h0 … h9; data-ns holds the time),
-// the slowest rank's cell marked (class "slowest", ▲), a rank that did not
-// run the region grey (class "none"); then the job table and the Level-1
-// spreads. Opened with "#selftest", the page writes {"rows": [{"path",
-// "name", "cells": [{"rank", "ns", "cls", "bg", "mark", "width"}, …]}, …],
-// "scale": [the ten steps' colours]} into <pre id="selftest">.
-std::string FormatJobHtml(const JobView& view);
+// each cell coloured in ten steps (class h0 … h9) by `heat` where the page
+// opens, with a selector that recolours it by each of the three metrics the
+// ranks' files hold (data-h: the cell's step under wall, CPU and MPI, '-'
+// where it has none; data-t: the letters w, c, m of the metrics it is the
+// region's top rank by, marked ▲ and class "slowest"; data-ns, data-c,
+// data-m: its wall, CPU and MPI times in ns), a rank that did not run the region grey (class
+// "none"); then the job table and the Level-1 spreads. Opened with
+// "#selftest", the page writes {"rows": [{"path", "name", "cells": [{"rank",
+// "ns", "cpu_ns", "mpi_ns", "cls", "bg", "mark", "width"}, …]}, …], "scale":
+// [the ten steps' colours], "metric": the one shown, "by_metric": {metric:
+// per row, per cell {"cls", "bg", "mark"} with the page switched to it}}
+// into <pre id="selftest">.
+std::string FormatJobHtml(const JobView& view, HeatMetric heat = HeatMetric::kWall);
 
 // In the <head> of every page td writes, so that `td report X.json --html`
 // knows an X.html it may replace (its own) from one it must leave alone.

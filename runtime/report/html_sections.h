@@ -1,5 +1,6 @@
 // Parts of the HTML report (html_report.cc) that stand on their own: the
-// spread of each region's wall time across threads, and the sweep plots.
+// stylesheet every page starts with, the spread of each region's wall time
+// across threads, and the sweep plots.
 #ifndef TD_RUNTIME_REPORT_HTML_SECTIONS_H_
 #define TD_RUNTIME_REPORT_HTML_SECTIONS_H_
 
@@ -9,6 +10,9 @@
 #include "runtime/recorded/run_data.h"
 
 namespace td {
+
+// The stylesheet of every page td writes (the run's report, the job view).
+extern const char kPageStyle[];
 
 // The text report's "across threads" section as a table (class "threads"):
 // each region that ran on more than one thread with its wall time's min,

@@ -229,7 +229,7 @@ TEST(CliConventions, UnknownFlagIsOneLineWithTheNearest) {
       {{"report", run, "--zzzzzz"}, "td: unknown flag --zzzzzz for report; `td report --help` lists its flags\n"},
       {{"report", run, "--json", "--csv"}, "td: --json, --csv and --html each choose the output; give one\n"},
       {{"report", run, "--csv", "--html", "x.html"}, "td: --json, --csv and --html each choose the output; give one\n"},
-      {{"compare", run, run, "--csv", "--html", "x.html"}, "td: --csv and --html each choose the output; give one\n"},
+      {{"compare", run, run, "--csv", "--html", "x.html"}, "td: --csv, --json and --html each choose the output; give one\n"},
       {{"recompute"}, "td: recompute takes one CASE.json; `td recompute --help` shows how\n"},
   };
   for (const Case& c : cases) {
@@ -836,10 +836,14 @@ TEST(CliJob, TwoJobsCompareRegionByRegion) {
   std::getline(lines, line);
   EXPECT_EQ(line,
             "path,a_ranks,a_wall_mean_ns,a_wall_max_ns,a_imbalance,a_slowest_rank,"
-            "b_ranks,b_wall_mean_ns,b_wall_max_ns,b_imbalance,b_slowest_rank,speedup");
+            "b_ranks,b_wall_mean_ns,b_wall_max_ns,b_imbalance,b_slowest_rank,speedup,reference,"
+            "a_useful_ns,b_useful_ns,a_parallel_efficiency,b_parallel_efficiency,computation_scalability,"
+            "a_global_efficiency,b_global_efficiency");
   while (std::getline(lines, line)) {
     std::vector<std::string> fields = absl::StrSplit(line, ',');
-    ASSERT_EQ(fields.size(), 12u) << line;
+    ASSERT_EQ(fields.size(), 20u) << line;
+    EXPECT_EQ(fields[12], "b") << "B has fewer ranks: the reference";
+    EXPECT_EQ(fields[17], "") << "no MPI times (no libtd-mpi): no scalability";
     rows[fields[0]] = fields;
   }
   ASSERT_EQ(rows.size(), 3u) << "(program), solve, halo:\n" << csv.out;
@@ -1155,4 +1159,100 @@ TEST(CliImportMetrics, InputsItCannotUseAreOneLine) {
   o = Td({"import-metrics", "--uarch", "srf", "--cpu", "Intel-6-175", Data("perf-metrics/x86/sierraforest")});
   EXPECT_EQ(o.status, 2);
   EXPECT_EQ(Lines(o.err), 1u);
+}
+
+// Two job files (tests/data: 2 and 4 ranks of tests/mpi/mpi_phases.c
+// scaling, docs/hpc.md#scalability-between-two-rank-counts): the POP
+// scalability against the job with fewer ranks, through the text, the CSV
+// and the JSON; the values worked out from the files' rows by hand.
+TEST(CliJob, CompareTwoJobFilesGivesTheirScalability) {
+  const std::string two = Data("job_scaling_2ranks.json"), four = Data("job_scaling_4ranks.json");
+  const Outcome json_out = Td({"compare", "--json", two, four});
+  ASSERT_EQ(json_out.status, 0) << json_out.err;
+  const nlohmann::json compare = nlohmann::json::parse(json_out.out);
+  EXPECT_EQ(compare.at("reference"), "a");
+  EXPECT_EQ(compare.at("a").at("ranks"), 2);
+  EXPECT_EQ(compare.at("b").at("ranks"), 4);
+  EXPECT_NEAR(compare.at("scalability").at("computation_scalability").get<double>(), 0.8957284568, 1e-9);
+  const nlohmann::json& solve = compare.at("regions").at(1);
+  ASSERT_EQ(solve.at("path"), "solve");
+  EXPECT_EQ(solve.at("scalability").at("a_useful_ns"), 1495551547);
+  EXPECT_EQ(solve.at("scalability").at("b_useful_ns"), 1730871150);
+  EXPECT_NEAR(solve.at("scalability").at("computation_scalability").get<double>(), 0.8640455686, 1e-9);
+  EXPECT_NEAR(solve.at("b").at("parallel_efficiency").get<double>(), 0.9009045305, 1e-9);
+  EXPECT_NEAR(solve.at("scalability").at("b_global_efficiency").get<double>(), 0.7784225673, 1e-9);
+
+  const Outcome csv = Td({"compare", "--csv", two, four});
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  const std::vector<std::string> lines = LinesOf(csv.out);
+  ASSERT_EQ(lines.size(), 3u) << csv.out;
+  const std::vector<std::string> header = absl::StrSplit(lines[0], ',');
+  const std::vector<std::string> row = absl::StrSplit(lines[2], ',');
+  ASSERT_EQ(header.size(), row.size());
+  std::map<std::string, std::string> field;
+  for (size_t i = 0; i < header.size(); ++i) field[header[i]] = row[i];
+  EXPECT_EQ(field["path"], "solve");
+  EXPECT_EQ(field["reference"], "a");
+  EXPECT_EQ(field["computation_scalability"], "0.8640");
+  EXPECT_EQ(field["a_global_efficiency"], "0.9355");
+  EXPECT_EQ(field["b_global_efficiency"], "0.7784");
+
+  const Outcome text = Td({"compare", two, four});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_TRUE(Contains(text.out, "job ((program)): computation scalability 0.896, global efficiency A 0.954, B 0.818 "
+                                  "(reference: A)"))
+      << text.out;
+  const std::vector<std::string> text_lines = LinesOf(text.out);
+  EXPECT_NE(FindRow(text_lines, {"solve", "2", "4", "1.496", "s", "1.731", "s", "0.864", "0.936", "0.901", "0.936",
+                                 "0.778"}),
+            std::string::npos)
+      << text.out;
+  // Given the larger job first, the reference is B: the same scalability.
+  const Outcome swapped = Td({"compare", "--json", four, two});
+  ASSERT_EQ(swapped.status, 0) << swapped.err;
+  const nlohmann::json other = nlohmann::json::parse(swapped.out);
+  EXPECT_EQ(other.at("reference"), "b");
+  EXPECT_NEAR(other.at("regions").at(1).at("scalability").at("computation_scalability").get<double>(), 0.8640455686,
+              1e-9);
+  // A job file and a directory holding the other job compare the same way.
+  const std::string dir = ScratchDir();
+  fs::copy_file(four, dir + "/td-prog-337051649-job.json");
+  const Outcome mixed = Td({"compare", "--json", two, dir});
+  ASSERT_EQ(mixed.status, 0) << mixed.err;
+  EXPECT_EQ(nlohmann::json::parse(mixed.out), compare);
+  fs::remove_all(dir);
+  // --json is for jobs; two single runs are refused with it (exit 2), and
+  // compare as before without it.
+  const Outcome runs = Td({"compare", "--json", Data("nopmu_matmul.json"), Data("nopmu_matmul.json")});
+  EXPECT_EQ(runs.status, 2) << runs.err;
+  EXPECT_TRUE(Contains(runs.err, "--json compares two jobs")) << runs.err;
+}
+
+// The job view's heat map of the 4-rank job file: every cell holds its wall
+// time, CPU time and MPI time and its step by each; the page opens on wall
+// time unless --heat says otherwise.
+TEST(CliJob, HtmlHeatMapHoldsAllThreeMetrics) {
+  const std::string dir = ScratchDir();
+  const std::string four = Data("job_scaling_4ranks.json");
+  const Outcome page = Td({"report", four, "--html", dir + "/job.html"});
+  ASSERT_EQ(page.status, 0) << page.err;
+  const std::string html = Slurp(dir + "/job.html");
+  EXPECT_TRUE(Contains(html, "<table class=\"heatmap\" data-metric=\"wall\">")) << "wall time by default";
+  // solve on rank 3: 455.92 ms of wall time (95 % of rank 1's 480.31: step
+  // 9), 293,295 ns of CPU (90 % of rank 0's 324,919: step 9), 20.20 ms in
+  // MPI (4.4 %: step 0); rank 1 the slowest and the largest MPI share.
+  EXPECT_TRUE(Contains(html, "<td class=\"cell h9\" data-ns=\"455922220\" data-c=\"293295\" "
+                             "data-m=\"20199082\" data-h=\"990\"></td>"))
+      << html;
+  EXPECT_TRUE(Contains(html, "<td class=\"cell h9 slowest\" data-ns=\"480314809\" data-c=\"316472\" "
+                             "data-m=\"48699701\" data-h=\"991\" data-t=\"wm\">&#9650;</td>"))
+      << html;
+  const Outcome by_mpi = Td({"report", four, "--html", dir + "/mpi.html", "--heat", "mpi"});
+  ASSERT_EQ(by_mpi.status, 0) << by_mpi.err;
+  const std::string mpi = Slurp(dir + "/mpi.html");
+  EXPECT_TRUE(Contains(mpi, "data-metric=\"mpi\"")) << mpi;
+  EXPECT_TRUE(Contains(mpi, "<td class=\"cell h1 slowest\" data-ns=\"480314809\"")) << mpi;
+  EXPECT_EQ(Td({"report", four, "--html", dir + "/x.html", "--heat", "ipc"}).status, 2);
+  EXPECT_EQ(Td({"report", four, "--heat", "cpu"}).status, 2) << "--heat is for the HTML page";
+  fs::remove_all(dir);
 }

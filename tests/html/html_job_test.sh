@@ -6,8 +6,10 @@
 # region and rank present, each in the colour of its step of the scale
 # (darker for a larger share of the region's slowest rank), the step that
 # share gives, one ▲ per region on its slowest rank, a hatched cell where a
-# rank did not run the region, and the HTML name shown as text. A screenshot
-# is kept among the test artefacts.
+# rank did not run the region, and the HTML name shown as text. The files get
+# MPI times added (rank r: (r + 1) × 20 % of each region's wall time on each thread), so the
+# page is also switched to CPU time and MPI share and checked the same way
+# under each. A screenshot is kept among the test artefacts.
 # Usage: html_job_test.sh TD_TOOL SCENARIO_APP ARTEFACT_DIR
 set -euo pipefail
 tool=$1
@@ -23,9 +25,13 @@ python3 - "$ranks" <<'PY'
 import glob, json, sys
 for path in glob.glob(sys.argv[1] + "/td-*.json"):
     run = json.load(open(path, encoding="utf-8"))
+    fifths = run["mpi"]["rank"] + 1  # MPI time rounded up: the share is never under (r + 1) / 5
+    run["mpi_outside_regions"] = {"ns": 0, "calls": 0, "bytes": 0}
     for region in run["regions"]:
         if region["path"] == "halo":
             region["name"] = region["base_name"] = region["path"] = 'halo<i>&amp;"'
+        for part in region["threads"]:
+            part["mpi"] = [-(-part["wall_inclusive_ns"] * fifths // 5), part["calls"], 0]
     json.dump(run, open(path, "w", encoding="utf-8"), indent=1)
 PY
 source "$(dirname "$0")/render_in_chromium.sh"
@@ -64,7 +70,38 @@ for path, row in rows.items():
         if c["ns"] is None:
             assert "none" in c["cls"].split() and c["bg"] not in scale, (path, c)
 assert [c["ns"] is None for c in rows['halo<i>&amp;"']["cells"]] == [True, False, False], "rank 0 never runs halo"
-print(f"html job view: {sum(len(r['cells']) for r in rows.values())} cells in the colours of their steps, "
-      "one mark per region on its slowest rank, names shown as text")
+
+# Switched to each metric: the step and mark each cell's value gives under it,
+# in the colour of that step. CPU time by share of the most, MPI share as is.
+with_cpu = any(c["cpu_ns"] is not None for r in page["rows"] for c in r["cells"])  # task-clock where perf allows it
+assert page["metric"] == "wall", page["metric"]
+assert set(page["by_metric"]) == {"wall", "mpi"} | ({"cpu"} if with_cpu else set()), page["by_metric"].keys()
+def value(metric, c):
+    if metric == "wall":
+        return None if c["ns"] is None else int(c["ns"])
+    if metric == "cpu":
+        return None if c["cpu_ns"] is None else int(c["cpu_ns"])
+    return None if c["mpi_ns"] is None else int(c["mpi_ns"]) / int(c["ns"])
+for metric, shown in page["by_metric"].items():
+    for row, cells in zip(page["rows"], shown):
+        values = [value(metric, c) for c in row["cells"]]
+        known = [v for v in values if v is not None]
+        if not known:  # (program) has no task-clock: every cell hatched, none marked
+            assert all(c["cls"] == "cell none" for c in cells), (metric, row["path"], cells)
+            continue
+        top = max(known) if metric != "mpi" else 1
+        marked = [i for i, c in enumerate(cells) if "slowest" in c["cls"].split()]
+        assert len(marked) == 1 and cells[marked[0]]["mark"] == "\u25b2", (metric, row["path"], cells)
+        assert values[marked[0]] == max(known), (metric, row["path"], "the mark is not on the top rank")
+        for v, c in zip(values, cells):
+            if v is None:
+                assert "none" in c["cls"].split(), (metric, row["path"], c)
+                continue
+            step = min(9, int(10 * v / top)) if top > 0 else 0
+            assert f"h{step}" in c["cls"].split() and c["bg"] == scale[step], (metric, row["path"], c, step)
+solve_mpi = [c["cls"].split()[1] for c in page["by_metric"]["mpi"][[r["path"] for r in page["rows"]].index("solve")]]
+assert solve_mpi == ["h2", "h4", "h6"], f"MPI shares 20, 40, 60 %: {solve_mpi}"
+print(f"html job view: {sum(len(r['cells']) for r in rows.values())} cells in the colours of their steps by wall "
+      "time, CPU time and MPI share, one mark per region on its top rank, names shown as text")
 PY
 echo "screenshot: $artefacts/td_job_heatmap.png"

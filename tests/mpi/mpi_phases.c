@@ -16,7 +16,14 @@
  *   mpi_phases kill    "doomed": rank 1 runs "step" (100 ms each) for 2.5 s,
  *                      past two periodic flushes at TD_FLUSH_INTERVAL=1, then
  *                      raises SIGKILL on itself; the others wait in
- *                      MPI_Barrier until mpirun ends them. */
+ *                      MPI_Barrier until mpirun ends them.
+ *   mpi_phases scaling strong scaling of "solve", 3 times: 400 ms of work
+ *                      split evenly over the ranks, plus 40 ms every rank
+ *                      repeats (setup no rank can share), then an
+ *                      MPI_Allreduce. Useful time summed over p ranks:
+ *                      1200 + 120 p ms, so between 2 and 4 ranks the
+ *                      planted computation scalability is 1440 / 1680 =
+ *                      0.857 (docs/hpc.md#two-jobs-side-by-side). */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -92,14 +99,28 @@ static void Kill(int rank) {
   TD_REGION_END("doomed");
 }
 
+static void Scaling(int rank, int size) {
+  for (int iteration = 0; iteration < 3; ++iteration) {
+    double in = rank, out = 0;
+    TD_REGION_BEGIN("solve");
+    SleepMs(400 / size + 40);
+    MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    TD_REGION_END("solve");
+  }
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc > 1 && strcmp(argv[1], "abort") == 0) {
     Abort(rank);
   } else if (argc > 1 && strcmp(argv[1], "kill") == 0) {
     Kill(rank);
+  } else if (argc > 1 && strcmp(argv[1], "scaling") == 0) {
+    Scaling(rank, size);
   } else {
     Phases(rank);
   }

@@ -17,6 +17,9 @@
 #           (ended by SIGTERM)
 #   plain   mpi_plain.c (beside SOURCE), no td at all, under `td run` with 4
 #           ranks: the job file has a "(program)" row for each rank
+#   scaling the strong-scaling phase on 2 and then 4 ranks: `td compare` of
+#           the two job files gives "solve" a computation scalability within
+#           10 % of the planted 0.857, in the JSON, the CSV and the text
 # Exits 77 (skipped), saying why, where mpicc, mpirun or libtd-mpi is missing.
 set -euo pipefail
 mode=$1 src=$2 mpicc=$3 mpirun=$4 libtdmpi=$5 libtd=$6 include=$7 td=$8
@@ -173,6 +176,41 @@ print("plain: (program) rows for ranks %s" % [row[0] for row in rows])
 PY
   "$td" report "$job" >"$dir/report.txt" 2>&1 || fail "td report"
   grep -qE '^\(program\) +4 +4 ' "$dir/report.txt" || fail "no (program) row of 4 ranks in the job view"
+  ;;
+scaling)
+  "$mpicc" -O1 -I"$include" -I"$(dirname "$src")" "$src" "$libtdmpi" "$libtd" \
+    -Wl,-rpath,"$libdir":"$(dirname "$libtdmpi")" -o "$dir/prog" || fail "build"
+  for np in 2 4; do
+    mkdir "$dir/out$np"
+    "$mpirun" "${flags[@]}" -np $np -x TD_OUTPUT=none -x TD_OUTPUT_DIR="$dir/out$np" "$dir/prog" scaling \
+      >"$dir/out$np.txt" 2>&1 || fail "mpirun -np $np exited with $?"
+  done
+  a=$(ls "$dir"/out2/*job.json) && b=$(ls "$dir"/out4/*job.json) || fail "no job file"
+  "$td" compare --json "$a" "$b" >"$dir/compare.json" 2>"$dir/err-json.txt" || fail "td compare --json"
+  "$td" compare --csv "$a" "$b" >"$dir/compare.csv" 2>"$dir/err-csv.txt" || fail "td compare --csv"
+  "$td" compare "$a" "$b" >"$dir/compare.txt" 2>&1 || fail "td compare"
+  python3 - "$dir/compare.json" "$dir/compare.csv" "$dir/compare.txt" <<'PY' || fail "checks"
+import csv, json, re, sys
+compare = json.load(open(sys.argv[1]))
+assert compare["reference"] == "a" and compare["a"]["ranks"] == 2 and compare["b"]["ranks"] == 4, compare
+solve = next(r for r in compare["regions"] if r["path"] == "solve")
+s = solve["scalability"]
+assert s["a_ranks"] == 2 and s["b_ranks"] == 4, s
+planted = 1440 / 1680
+assert abs(s["computation_scalability"] - planted) <= 0.1 * planted, (s, planted)
+assert abs(s["a_useful_ns"] - 1440e6) <= 0.1 * 1440e6 and abs(s["b_useful_ns"] - 1680e6) <= 0.1 * 1680e6, s
+assert abs(s["b_global_efficiency"] - solve["b"]["parallel_efficiency"] * s["computation_scalability"]) < 1e-9, s
+assert s["a_global_efficiency"] == solve["a"]["parallel_efficiency"], s
+assert compare["scalability"] is not None, "the job's own, from (program)"
+row = next(r for r in csv.DictReader(open(sys.argv[2])) if r["path"] == "solve")
+assert row["reference"] == "a" and abs(float(row["computation_scalability"]) - s["computation_scalability"]) < 1e-4, row
+text = open(sys.argv[3]).read()
+line = next(l for l in text.splitlines() if re.match(r"^solve +2 +4 ", l))
+assert "%.3f" % s["computation_scalability"] in line, line
+print("scaling: solve's computation scalability %.3f (planted %.3f), useful %.0f / %.0f ms, global efficiency %.3f"
+      % (s["computation_scalability"], planted, s["a_useful_ns"] / 1e6, s["b_useful_ns"] / 1e6,
+         s["b_global_efficiency"]))
+PY
   ;;
 *) fail "unknown mode" ;;
 esac

@@ -128,15 +128,20 @@ TEST(JobHtml, HeatMapCellsShareOfTheSlowestRankMarked) {
   EXPECT_EQ(html.find("data-rank=\"3\""), std::string::npos);
   EXPECT_NE(html.find("Missing ranks (no file given for them): 3"), std::string::npos);
   // solve: 3, 6, 9 ms of a 9 ms slowest: steps 3, 6 and 9; rank 2 marked.
+  // Each cell also carries its step by CPU time (all 1 ms: step 9, rank 0
+  // the first with the most) and by MPI share ('-': no MPI times).
   EXPECT_EQ(HeatCells(html, "solve"),
-            (std::vector<std::string>{"<td class=\"cell h3\" data-ns=\"3000000\"></td>",
-                                      "<td class=\"cell h6\" data-ns=\"6000000\"></td>",
-                                      "<td class=\"cell h9 slowest\" data-ns=\"9000000\">&#9650;</td>"}));
+            (std::vector<std::string>{
+                "<td class=\"cell h3\" data-ns=\"3000000\" data-c=\"1000000\" data-h=\"39-\" data-t=\"c\"></td>",
+                "<td class=\"cell h6\" data-ns=\"6000000\" data-c=\"1000000\" data-h=\"69-\"></td>",
+                "<td class=\"cell h9 slowest\" data-ns=\"9000000\" data-c=\"1000000\" data-h=\"99-\" "
+                "data-t=\"w\">&#9650;</td>"}));
   // halo: not run on rank 0 (hatched, no time); rank 2 the slowest.
   EXPECT_EQ(HeatCells(html, "halo&lt;b&gt;&amp;&quot;x"),
             (std::vector<std::string>{"<td class=\"cell none\"></td>",
-                                      "<td class=\"cell h5\" data-ns=\"1000\"></td>",
-                                      "<td class=\"cell h9 slowest\" data-ns=\"2000\">&#9650;</td>"}));
+                                      "<td class=\"cell h5\" data-ns=\"1000\" data-h=\"5--\"></td>",
+                                      "<td class=\"cell h9 slowest\" data-ns=\"2000\" data-h=\"9--\" "
+                                      "data-t=\"w\">&#9650;</td>"}));
   // Exactly one mark per region.
   size_t marks = 0;
   for (size_t at = html.find("slowest\" data-ns"); at != std::string::npos; at = html.find("slowest\" data-ns", at + 1)) {
@@ -162,6 +167,65 @@ TEST(JobHtml, HeatMapCellsShareOfTheSlowestRankMarked) {
             std::string::npos)
       << row;
   EXPECT_NE(row.find("<td data-key=\"load_balance\" data-value=\"\">—</td>"), std::string::npos) << row;
+}
+
+// Two ranks with task-clock and MPI times: solve's wall 10 and 8 ms, CPU
+// 8 and 4 ms, MPI 2 and 6 ms (20 % and 75 % of the wall time).
+JobView JobWithMpi() {
+  std::vector<RankSummary> ranks;
+  const int64_t wall[] = {10'000'000, 8'000'000}, cpu[] = {8'000'000, 4'000'000}, mpi[] = {2'000'000, 6'000'000};
+  for (int64_t rank = 0; rank < 2; ++rank) {
+    RankSummary r;
+    r.file = absl::StrCat("r", rank, ".json");
+    r.program = "solver";
+    r.mpi = MpiRank{rank, 2, "j", "n0", ""};
+    r.regions.push_back({"solve", {rank, 1, wall[rank], static_cast<double>(cpu[rank]), MpiTime{mpi[rank], 1, 0},
+                                   std::nullopt}, {}});
+    ranks.push_back(std::move(r));
+  }
+  absl::StatusOr<JobView> view = BuildJobView(std::move(ranks));
+  EXPECT_TRUE(view.ok()) << view.status();
+  return *view;
+}
+
+// The heat map by wall time (the default), CPU time (share of the most) or
+// MPI share (0-100 %): every cell carries its step by each, the page opens
+// on the one asked for, and a metric no rank has cannot be picked.
+TEST(JobHtml, HeatMapColouredByWallCpuOrMpiShare) {
+  const JobView view = JobWithMpi();
+  const std::string wall = FormatJobHtml(view);
+  EXPECT_NE(wall.find("<table class=\"heatmap\" data-metric=\"wall\">"), std::string::npos) << wall;
+  EXPECT_NE(wall.find("value=\"wall\" data-title=\"Wall time per rank\""), std::string::npos);
+  EXPECT_NE(wall.find("<h2 id=\"heat-title\">Wall time per rank</h2>"), std::string::npos);
+  EXPECT_EQ(HeatCells(wall, "solve"),
+            (std::vector<std::string>{
+                "<td class=\"cell h9 slowest\" data-ns=\"10000000\" data-c=\"8000000\" data-m=\"2000000\" "
+                "data-h=\"992\" data-t=\"wc\">&#9650;</td>",
+                "<td class=\"cell h8\" data-ns=\"8000000\" data-c=\"4000000\" data-m=\"6000000\" "
+                "data-h=\"857\" data-t=\"m\"></td>"}));
+  const std::string cpu = FormatJobHtml(view, HeatMetric::kCpu);
+  EXPECT_NE(cpu.find("data-metric=\"cpu\""), std::string::npos);
+  EXPECT_NE(cpu.find("<h2 id=\"heat-title\">CPU time per rank</h2>"), std::string::npos);
+  const std::vector<std::string> by_cpu = HeatCells(cpu, "solve");
+  ASSERT_EQ(by_cpu.size(), 2u);
+  EXPECT_EQ(by_cpu[0].rfind("<td class=\"cell h9 slowest\"", 0), 0u) << by_cpu[0];
+  EXPECT_EQ(by_cpu[1].rfind("<td class=\"cell h5\"", 0), 0u) << by_cpu[1];
+  const std::vector<std::string> by_mpi = HeatCells(FormatJobHtml(view, HeatMetric::kMpi), "solve");
+  ASSERT_EQ(by_mpi.size(), 2u);
+  EXPECT_EQ(by_mpi[0].rfind("<td class=\"cell h2\"", 0), 0u) << by_mpi[0];
+  EXPECT_EQ(by_mpi[1].rfind("<td class=\"cell h7 slowest\"", 0), 0u) << by_mpi[1];
+  EXPECT_NE(by_mpi[1].find("&#9650;</td>"), std::string::npos) << "the largest MPI share is marked";
+  EXPECT_EQ(wall.find(" disabled>"), std::string::npos) << "all three metrics are in the files";
+
+  // Without MPI times the MPI share cannot be picked, and asking for it
+  // opens the page on wall time, saying why.
+  const std::string small = FormatJobHtml(SmallJob(), HeatMetric::kMpi);
+  EXPECT_NE(small.find("value=\"mpi\""), std::string::npos);
+  EXPECT_NE(small.find(" disabled> MPI share (not in the files)</label>"), std::string::npos) << small;
+  EXPECT_NE(small.find("No MPI share in these files: the heat map shows wall time."), std::string::npos);
+  EXPECT_NE(small.find("data-metric=\"wall\""), std::string::npos);
+  EXPECT_EQ(HeatMetricNamed("cpu"), HeatMetric::kCpu);
+  EXPECT_FALSE(HeatMetricNamed("ipc").has_value());
 }
 
 TEST(JobHtml, EveryNameIsEscapedAndThePageIsSelfContained) {
@@ -198,7 +262,7 @@ TEST(JobHtml, LargeJobsLabelEverySixteenthRankAndTablesWithoutRowsSaySo) {
   }
   JobView view = *BuildJobView(std::move(ranks));
   const std::string html = FormatJobHtml(view);
-  EXPECT_NE(html.find("<table class=\"heatmap dense\">"), std::string::npos);
+  EXPECT_NE(html.find("<table class=\"heatmap dense\" data-metric=\"wall\">"), std::string::npos);
   EXPECT_NE(html.find("data-rank=\"16\">16</th>"), std::string::npos);
   EXPECT_NE(html.find("data-rank=\"17\"></th>"), std::string::npos);
   EXPECT_EQ(HeatCells(html, "main").size(), 100u);

@@ -8,7 +8,10 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "runtime/base/byte_strings.h"
 #include "runtime/base/output_files.h"
+#include "runtime/job/job_compare.h"
+#include "runtime/job/job_file.h"
 #include "runtime/job/job_view.h"
 #include "runtime/report/compare.h"
 #include "runtime/report/regression_gate.h"
@@ -20,12 +23,20 @@
 namespace td::tool {
 namespace {
 
-int CompareJobs(const std::string& dir_a, const std::string& dir_b, bool csv) {
-  const auto a = LoadJob(RunFilesIn(dir_a), "");
+// A directory of one job's files (rank files, job files), or a job file.
+bool IsJob(const std::string& operand) { return IsDirectory(operand) || td::IsJobFile(operand); }
+
+int CompareJobs(const std::string& job_a, const std::string& job_b, bool csv, bool json) {
+  const auto files = [](const std::string& job) { return IsDirectory(job) ? RunFilesIn(job) : Args{job}; };
+  const auto a = LoadJob(files(job_a), "");
   if (!a.ok()) return Fail(a.status().message());
-  const auto b = LoadJob(RunFilesIn(dir_b), "");
+  const auto b = LoadJob(files(job_b), "");
   if (!b.ok()) return Fail(b.status().message());
-  std::fputs((csv ? td::FormatJobComparisonCsv(*a, *b) : td::FormatJobComparisonText(*a, *b)).c_str(), stdout);
+  if (json) {
+    std::printf("%s\n", td::DumpJson(td::JobComparisonJson(*a, *b), 1).c_str());
+  } else {
+    std::fputs((csv ? td::FormatJobComparisonCsv(*a, *b) : td::FormatJobComparisonText(*a, *b)).c_str(), stdout);
+  }
   return 0;
 }
 
@@ -62,30 +73,35 @@ int Gate(const std::vector<td::GateRule>& rules, const std::vector<td::RunData>&
 
 // td compare A.json B.json … [--region PATH] [--csv | --html OUT.html]
 // td compare RUN.json --regions r1,r2,… [--csv | --html OUT.html]
-// td compare JOB_A_DIR JOB_B_DIR [--csv]
+// td compare JOB_A JOB_B [--csv | --json]  (a directory or a job file each)
 int Compare(const Command& self, const Args& args) {
   std::vector<std::string> files;
   std::string region_path;
   std::string region_list;
   bool csv = false;
+  bool json = false;
   std::string html_path;
   std::vector<std::string> fail_if;
   const auto done = Flags(self)
                         .Switch("--csv", &csv)
+                        .Switch("--json", &json)
                         .Values("--fail-if", &fail_if)
                         .Value("--html", &html_path)
                         .Value("--region", &region_path)
                         .Value("--regions", &region_list)
                         .Parse(args, &files);
   if (done) return *done;
-  if (csv && !html_path.empty()) return Misuse("--csv and --html each choose the output; give one");
-  const std::vector<std::string> regions = absl::StrSplit(region_list, ',', absl::SkipEmpty());
-  if (files.size() == 2 && IsDirectory(files[0]) && IsDirectory(files[1])) {
-    if (!html_path.empty() || !region_path.empty() || !regions.empty()) {
-      return Misuse("two jobs (directories) are compared with --csv or as text only");
-    }
-    return CompareJobs(files[0], files[1], csv);
+  if (int{csv} + int{json} + int{!html_path.empty()} > 1) {
+    return Misuse("--csv, --json and --html each choose the output; give one");
   }
+  const std::vector<std::string> regions = absl::StrSplit(region_list, ',', absl::SkipEmpty());
+  if (files.size() == 2 && IsJob(files[0]) && IsJob(files[1])) {
+    if (!html_path.empty() || !region_path.empty() || !regions.empty() || !fail_if.empty()) {
+      return Misuse("two jobs (directories or job files) are compared as text, --csv or --json only");
+    }
+    return CompareJobs(files[0], files[1], csv, json);
+  }
+  if (json) return Misuse("--json compares two jobs (directories or job files); runs compare as text, --csv or --html");
   if (files.empty() || (!regions.empty() && files.size() != 1) || (regions.empty() && files.size() < 2)) {
     return WrongOperands(self, "two or more runs, or one run and --regions r1,r2,…");
   }
@@ -163,18 +179,21 @@ const cli::Command kCompareCommand = {
     "compare A.json B.json … [--region PATH] [--csv | --html OUT.html]\n"
     "compare BASE.json NEW.json --fail-if RULE [--fail-if RULE …]\n"
     "compare RUN.json --regions r1,r2,… [--csv | --html OUT.html]\n"
-    "compare JOB_A_DIR JOB_B_DIR [--csv]",
+    "compare JOB_A JOB_B [--csv | --json]",
     "runs or regions side by side: Speedup, IPC and the Top-Down nodes",
     "Lays runs, or regions of one run, side by side like the paper's Tables 4-6.\n"
-    "Given two directories, each holding the rank files of one MPI job, lays the\n"
-    "jobs side by side per region: ranks, mean wall time over ranks, imbalance,\n"
-    "slowest rank, and the speedup of B over A (docs/hpc.md).\n"
+    "Given two MPI jobs (each a directory of its rank or job files, or a job file),\n"
+    "lays them side by side per region: ranks, mean wall time over ranks, imbalance,\n"
+    "slowest rank, the speedup of B over A and, where libtd-mpi timed the MPI calls,\n"
+    "the POP computation scalability and global efficiency against the job with\n"
+    "fewer ranks (docs/hpc.md).\n"
     "\n"
     "  --region PATH    the one region compared across runs (default: every region\n"
     "                   the runs all hold, a table each; --csv and --html show the\n"
     "                   first of them)\n"
     "  --regions LIST   the regions of one run to compare, comma-separated\n"
     "  --csv            as CSV\n"
+    "  --json           two jobs' comparison as JSON\n"
     "  --html OUT.html  as HTML, written to OUT.html\n"
     "  --fail-if RULE   a regression gate: exit 1 when NEW crosses RULE against BASE.\n"
     "                   RULE is [REGION:|total:]METRIC>+LIMIT or METRIC<-LIMIT, LIMIT\n"

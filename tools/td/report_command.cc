@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <system_error>
 
@@ -74,12 +75,12 @@ absl::StatusOr<std::string> WritePage(const std::string& named, const std::strin
 // Several files: the ranks of one MPI job, side by side (docs/hpc.md).
 // `input`: the one operand (a directory, a job file) a page goes beside.
 int ReportJob(const Args& files, std::string uarch, bool as_json, bool as_csv, bool as_html,
-              const std::string& html_path, const std::string& input) {
+              const std::string& html_path, const std::string& input, td::HeatMetric heat) {
   const auto table = LoadJobTable(files, uarch);
   if (!table.ok()) return Fail(table.status().message());
   const td::JobView* view = &table->view;
   if (as_html) {
-    const auto written = WritePage(html_path, input, td::FormatJobHtml(*view));
+    const auto written = WritePage(html_path, input, td::FormatJobHtml(*view, heat));
     if (!written.ok()) return Fail(written.status().message());
     std::fprintf(stderr, "td: wrote %s\n", written->c_str());
   } else if (as_json) {
@@ -99,6 +100,7 @@ int Report(const Command& self, const Args& args) {
   bool as_html = false;
   std::string html_path;
   std::string plot = "wall_per_call";
+  std::string heat;
   bool explain = false;
   bool no_color = false;
   bool per_thread = false;
@@ -113,6 +115,7 @@ int Report(const Command& self, const Args& args) {
                         .Switch("--csv", &as_csv)
                         .OptionalValue("--html", &html_path, &as_html)
                         .Value("--plot", &plot)
+                        .Value("--heat", &heat)
                         .Switch("--explain", &explain)
                         .Switch("--threads", &per_thread)
                         .Switch("--no-color", &no_color)
@@ -126,6 +129,9 @@ int Report(const Command& self, const Args& args) {
   if (as_html && html_path.empty() && files.size() > 1) {
     return Misuse("--html needs a file name (--html OUT.html) when given several files");
   }
+  const std::optional<td::HeatMetric> heat_metric = td::HeatMetricNamed(heat.empty() ? "wall" : heat);
+  if (!heat_metric) return Misuse("--heat takes wall, cpu or mpi, not \"" + heat + "\"");
+  if (!heat.empty() && !as_html) return Misuse("--heat colours the job view's HTML heat map: give --html too");
   const std::string input = files.size() == 1 ? files[0] : "";
   // A directory holding one rank of a larger job (the others failed to
   // write: killed after an MPI_Abort, say) is still the job's view, which
@@ -141,9 +147,10 @@ int Report(const Command& self, const Args& args) {
           "with a job file or several files (the ranks of one job) td report takes --json, --csv, --html and --uarch "
           "only");
     }
-    return ReportJob(files, uarch, as_json, as_csv, as_html, html_path, input);
+    return ReportJob(files, uarch, as_json, as_csv, as_html, html_path, input, *heat_metric);
   }
   if (files.size() != 1) return WrongOperands(self, "one RUN.json, the files of one MPI job, or their directory");
+  if (!heat.empty()) return Misuse("--heat colours an MPI job's heat map; " + files[0] + " is one run");
   td::TextReportOptions options;
   options.per_thread = per_thread;
   options.region = region;
@@ -179,7 +186,7 @@ const cli::Command kReportCommand = {
     "report",
     "report RUN.json [--uarch KEY] [--json | --csv | --html [OUT.html]] [--explain]\n"
     "report RUN.json [--level N] [--region NAME] [--all] [--threads] [--no-color] [--plot METRIC]\n"
-    "report RANK.json RANK.json… | DIR [--uarch KEY] [--json | --csv | --html [OUT.html]]",
+    "report RANK.json RANK.json… | DIR [--uarch KEY] [--json | --csv | --html [OUT.html] [--heat METRIC]]",
     "the report of a recorded td run, with its Top-Down trees; or of an MPI job's ranks",
     "Analyses a recording of a td run (td-PROGRAM-PID.json) and prints its report.\n"
     "The CPU comes from the recording, or from TD_UARCH or --uarch.\n"
@@ -187,7 +194,8 @@ const cli::Command kReportCommand = {
     "the job view: per region, the ranks that ran it, wall and task-clock time\n"
     "min/mean/max over ranks, the slowest rank and the imbalance (max / mean), and\n"
     "each Level-1 fraction's spread where the ranks have trees (docs/hpc.md); with\n"
-    "--html, also a heat map of each region's wall time on each rank.\n"
+    "--html, also a heat map of the regions on the ranks, coloured by wall time, CPU\n"
+    "time or MPI share (a selector on the page switches between them).\n"
     "\n"
     "  --uarch KEY      analyse as this microarchitecture (`td uarchs` lists the keys)\n"
     "  --json           the analysis as JSON\n"
@@ -195,6 +203,7 @@ const cli::Command kReportCommand = {
     "  --html [OUT.html]  an HTML report, written to OUT.html; without a name, beside\n"
     "                   the input (RUN.html, DIR.html), replacing only a page td wrote\n"
     "  --plot METRIC    the HTML's sweep plot: wall_per_call (default) or a node\n"
+    "  --heat METRIC    a job's heat map as the page opens: wall (default), cpu or mpi\n"
     "  --explain        after the report, what each flagged node means and what to try\n"
     "  --level N        show the flagged path down to Level N (1 upwards)\n"
     "  --region NAME    only this region (path or name) and what it contains; a name\n"

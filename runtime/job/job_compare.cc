@@ -1,0 +1,225 @@
+#include "runtime/job/job_compare.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "runtime/analysis/software_metrics.h"
+#include "runtime/base/byte_strings.h"
+#include "runtime/base/text_format.h"
+#include "runtime/job/job_metrics.h"
+
+namespace td {
+namespace {
+
+using RegionPair = std::pair<const RegionAcrossRanks*, const RegionAcrossRanks*>;
+
+// Region paths of both jobs, A's order first, with each job's entry or null.
+std::vector<RegionPair> PairRegions(const JobView& a, const JobView& b) {
+  std::vector<RegionPair> pairs;
+  absl::flat_hash_map<std::string, size_t> at;
+  for (const RegionAcrossRanks& r : a.regions) {
+    at.emplace(r.path, pairs.size());
+    pairs.push_back({&r, nullptr});
+  }
+  for (const RegionAcrossRanks& r : b.regions) {
+    if (auto it = at.find(r.path); it != at.end()) {
+      pairs[it->second].second = &r;
+    } else {
+      pairs.push_back({nullptr, &r});
+    }
+  }
+  return pairs;
+}
+
+std::optional<Scalability> ScalabilityOfPair(const RegionPair& pair, bool reference_is_a) {
+  if (pair.first == nullptr || pair.second == nullptr) return std::nullopt;
+  return ScalabilityOf(*pair.first, *pair.second, reference_is_a);
+}
+
+std::optional<double> SpeedupOf(const RegionPair& pair) {
+  if (pair.first == nullptr || pair.second == nullptr || !(pair.second->wall_ns.mean > 0)) return std::nullopt;
+  return pair.first->wall_ns.mean / pair.second->wall_ns.mean;
+}
+
+std::string JobTitle(const JobView& v) {
+  return absl::StrFormat("%s, job %s, %d rank%s", Printable(v.program), v.job.empty() ? "(unnamed)" : Printable(v.job),
+                         v.present.size(), v.present.size() == 1 ? "" : "s");
+}
+
+std::string Name(const RegionAcrossRanks& r) {
+  return std::string(2 * r.depth, ' ') + Printable(r.path.substr(r.path.rfind('/') + 1));
+}
+
+std::string Seconds(double ns) { return RightAligned(HumanDuration(static_cast<int64_t>(ns)), 11); }
+
+// The scalability table, "" where no region has it on both sides.
+std::string ScalabilityText(const JobView& a, const JobView& b, const std::vector<RegionPair>& pairs) {
+  const bool a_ref = ReferenceIsA(a, b);
+  std::string rows;
+  for (const RegionPair& pair : pairs) {
+    const auto s = ScalabilityOfPair(pair, a_ref);
+    if (!s) continue;
+    absl::StrAppendFormat(&rows, "%-32s %5d %5d %s %s %9.3f %7.3f %7.3f %8.3f %8.3f\n", Name(*pair.first), s->a_ranks,
+                          s->b_ranks, Seconds(s->a_useful_ns), Seconds(s->b_useful_ns), s->computation_scalability,
+                          pair.first->efficiency.parallel_efficiency, pair.second->efficiency.parallel_efficiency,
+                          s->a_global_efficiency, s->b_global_efficiency);
+  }
+  if (rows.empty()) return "";
+  const char* ref = a_ref ? "A" : "B";
+  const char* other = a_ref ? "B" : "A";
+  std::string out = absl::StrFormat(
+      "\nscalability (POP, strong scaling; docs/hpc.md#scalability-between-two-rank-counts): reference %s (%d "
+      "ranks); useful = wall − MPI time per rank; computation scalability = Σ useful of %s / Σ useful of %s; global "
+      "efficiency = parallel efficiency × computation scalability (1 for the reference)\n",
+      ref, (a_ref ? a : b).present.size(), ref, other);
+  absl::StrAppendFormat(&out, "%-32s %5s %5s %11s %11s %9s %7s %7s %8s %8s\n", "region", "A rks", "B rks", "A useful",
+                        "B useful", "comp scal", "A par", "B par", "A global", "B global");
+  return out + rows;
+}
+
+// The job's line: the (program) region's scalability, "" without it.
+std::string JobScalabilityLine(const JobView& a, const JobView& b, const std::vector<RegionPair>& pairs) {
+  for (const RegionPair& pair : pairs) {
+    if (pair.first == nullptr || pair.first->path != kProgramRegion) continue;
+    const auto s = ScalabilityOfPair(pair, ReferenceIsA(a, b));
+    if (!s) return "";
+    return absl::StrFormat(
+        "  job (%s): computation scalability %.3f, global efficiency A %.3f, B %.3f (reference: %s)\n",
+        kProgramRegion, s->computation_scalability, s->a_global_efficiency, s->b_global_efficiency,
+        ReferenceIsA(a, b) ? "A" : "B");
+  }
+  return "";
+}
+
+nlohmann::json JobJson(const JobView& v) {
+  return {{"program", EscapeBytes(v.program)}, {"job", EscapeBytes(v.job)}, {"ranks", v.present.size()},
+          {"size", v.size}};
+}
+
+nlohmann::json SideJson(const RegionAcrossRanks* r) {
+  if (r == nullptr) return nullptr;
+  const Efficiency& e = r->efficiency;
+  return {{"ranks", r->wall_ns.ranks},
+          {"wall_mean_ns", r->wall_ns.mean},
+          {"wall_max_ns", r->wall_ns.max},
+          {"imbalance", r->imbalance},
+          {"slowest_rank", r->slowest_rank},
+          {"parallel_efficiency", e.ranks == 0 ? nlohmann::json(nullptr) : nlohmann::json(e.parallel_efficiency)},
+          {"useful_ns", e.ranks == 0 ? nlohmann::json(nullptr) : nlohmann::json(e.useful_mean_ns * e.ranks)}};
+}
+
+nlohmann::json ScalabilityJson(const std::optional<Scalability>& s) {
+  if (!s) return nullptr;
+  return {{"a_ranks", s->a_ranks},
+          {"b_ranks", s->b_ranks},
+          {"a_useful_ns", s->a_useful_ns},
+          {"b_useful_ns", s->b_useful_ns},
+          {"computation_scalability", s->computation_scalability},
+          {"a_global_efficiency", s->a_global_efficiency},
+          {"b_global_efficiency", s->b_global_efficiency}};
+}
+
+}  // namespace
+
+bool ReferenceIsA(const JobView& a, const JobView& b) { return a.present.size() <= b.present.size(); }
+
+std::optional<Scalability> ScalabilityOf(const RegionAcrossRanks& a, const RegionAcrossRanks& b,
+                                         bool reference_is_a) {
+  const Efficiency& ea = a.efficiency;
+  const Efficiency& eb = b.efficiency;
+  if (ea.ranks == 0 || eb.ranks == 0) return std::nullopt;
+  Scalability s;
+  s.a_ranks = ea.ranks;
+  s.b_ranks = eb.ranks;
+  s.a_useful_ns = ea.useful_mean_ns * static_cast<double>(ea.ranks);
+  s.b_useful_ns = eb.useful_mean_ns * static_cast<double>(eb.ranks);
+  const double reference = reference_is_a ? s.a_useful_ns : s.b_useful_ns;
+  const double other = reference_is_a ? s.b_useful_ns : s.a_useful_ns;
+  if (!(reference > 0) || !(other > 0)) return std::nullopt;
+  s.computation_scalability = reference / other;
+  s.a_global_efficiency = ea.parallel_efficiency * (reference_is_a ? 1 : s.computation_scalability);
+  s.b_global_efficiency = eb.parallel_efficiency * (reference_is_a ? s.computation_scalability : 1);
+  return s;
+}
+
+std::string FormatJobComparisonText(const JobView& a, const JobView& b) {
+  const std::vector<RegionPair> pairs = PairRegions(a, b);
+  std::string out = absl::StrFormat("td job comparison\n  A: %s\n  B: %s\n", JobTitle(a), JobTitle(b));
+  if (a.program != b.program) {
+    absl::StrAppendFormat(&out, "  (different programs: regions are matched by path)\n");
+  }
+  out += JobScalabilityLine(a, b, pairs);
+  out += "\nspeedup = A's mean wall time over ranks / B's; imbalance = slowest rank / mean\n\n";
+  absl::StrAppendFormat(&out, "%-32s %6s %10s %9s %8s %6s %10s %9s %8s %8s\n", "region", "A rks", "A mean", "A imbal",
+                        "A slow", "B rks", "B mean", "B imbal", "B slow", "speedup");
+  auto side = [](const RegionAcrossRanks* r) {
+    if (r == nullptr) return absl::StrFormat("%6s %10s %9s %8s", "—", "—", "—", "—");
+    return absl::StrFormat("%6d %s %9.2f %8s", r->wall_ns.ranks,
+                           RightAligned(HumanDuration(static_cast<int64_t>(r->wall_ns.mean)), 10), r->imbalance,
+                           absl::StrCat("rank ", r->slowest_rank));
+  };
+  for (const RegionPair& pair : pairs) {
+    const auto [ra, rb] = pair;
+    const auto speedup = SpeedupOf(pair);
+    const std::string shown = ra == nullptr ? "B only"
+                              : rb == nullptr ? "A only"
+                              : speedup       ? absl::StrFormat("%.2fx", *speedup)
+                                              : "—";
+    absl::StrAppendFormat(&out, "%-32s %s %s %8s\n", Name(ra != nullptr ? *ra : *rb), side(ra), side(rb), shown);
+  }
+  return out + ScalabilityText(a, b, pairs);
+}
+
+std::string FormatJobComparisonCsv(const JobView& a, const JobView& b) {
+  const bool a_ref = ReferenceIsA(a, b);
+  std::string out =
+      "path,a_ranks,a_wall_mean_ns,a_wall_max_ns,a_imbalance,a_slowest_rank,"
+      "b_ranks,b_wall_mean_ns,b_wall_max_ns,b_imbalance,b_slowest_rank,speedup,reference,"
+      "a_useful_ns,b_useful_ns,a_parallel_efficiency,b_parallel_efficiency,computation_scalability,"
+      "a_global_efficiency,b_global_efficiency\n";
+  auto side = [](const RegionAcrossRanks* r) -> std::string {
+    if (r == nullptr) return ",,,,";
+    return absl::StrFormat("%d,%d,%d,%.4f,%d", r->wall_ns.ranks, SoftwareIntegerValue(r->wall_ns.mean),
+                           SoftwareIntegerValue(r->wall_ns.max), r->imbalance, r->slowest_rank);
+  };
+  for (const RegionPair& pair : PairRegions(a, b)) {
+    const auto [ra, rb] = pair;
+    const auto speedup = SpeedupOf(pair);
+    const auto s = ScalabilityOfPair(pair, a_ref);
+    const std::string scaling =
+        s ? absl::StrFormat("%d,%d,%.4f,%.4f,%.4f,%.4f,%.4f", SoftwareIntegerValue(s->a_useful_ns),
+                            SoftwareIntegerValue(s->b_useful_ns), ra->efficiency.parallel_efficiency,
+                            rb->efficiency.parallel_efficiency, s->computation_scalability, s->a_global_efficiency,
+                            s->b_global_efficiency)
+          : ",,,,,,";
+    absl::StrAppendFormat(&out, "%s,%s,%s,%s,%s,%s\n", CsvField(ra != nullptr ? ra->path : rb->path), side(ra),
+                          side(rb), speedup ? absl::StrFormat("%.4f", *speedup) : "", a_ref ? "a" : "b", scaling);
+  }
+  return out;
+}
+
+nlohmann::json JobComparisonJson(const JobView& a, const JobView& b) {
+  const bool a_ref = ReferenceIsA(a, b);
+  nlohmann::json json = {{"a", JobJson(a)},
+                         {"b", JobJson(b)},
+                         {"reference", a_ref ? "a" : "b"},
+                         {"scalability", nullptr},
+                         {"regions", nlohmann::json::array()}};
+  for (const RegionPair& pair : PairRegions(a, b)) {
+    const auto speedup = SpeedupOf(pair);
+    const auto s = ScalabilityOfPair(pair, a_ref);
+    const std::string& path = pair.first != nullptr ? pair.first->path : pair.second->path;
+    if (path == kProgramRegion) json["scalability"] = ScalabilityJson(s);
+    json["regions"].push_back({{"path", EscapeBytes(path)},
+                               {"a", SideJson(pair.first)},
+                               {"b", SideJson(pair.second)},
+                               {"speedup", speedup ? nlohmann::json(*speedup) : nlohmann::json(nullptr)},
+                               {"scalability", ScalabilityJson(s)}});
+  }
+  return json;
+}
+
+}  // namespace td
