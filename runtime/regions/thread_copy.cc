@@ -1,15 +1,27 @@
 // ThreadState::CopyWhileRecording: the periodic flush's view of a thread
-// that goes on recording (thread_state.h says what it promises).
+// that goes on recording. No marker waits for it: the markers' common path
+// writes in place, and the copy reads each word once, so a value written
+// meanwhile is either its old or its new one (a call counted whose time is
+// not yet added, say) but never garbage; exclusive values that this leaves
+// below 0 stop at 0. Open regions are closed in the copy at this moment,
+// their counts read through the kernel where the backend can, else stopping
+// at their BEGIN. Only the growth of the vectors (Grow, AddNode: off the
+// common path) and the copy wait for each other, on storage_lock_; the copy
+// gives up after 100 ms (kCopyWaitNs: a signal handler that interrupted the thread
+// there and never returns, say).
 #include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "runtime/counters/sole_user_read.h"
+#include "runtime/regions/spin_guard.h"
 #include "runtime/regions/thread_state.h"
 
 namespace td {
 namespace {
+
+constexpr int64_t kCopyWaitNs = 100'000'000;
 
 // Whole words, each loaded once: the owner stores to them meanwhile, and a
 // word read whole is its old or its new value, never a mix. The may_alias
@@ -47,7 +59,7 @@ __attribute__((no_sanitize("thread"))) std::unique_ptr<ThreadState> ThreadState:
   c.any_mpi_ = LoadOnce(any_mpi_);
   size_t depth = 0;
   {
-    const StorageGuard copying(storage_lock_, kCopyWaitNs);
+    const SpinGuard copying(storage_lock_, kCopyWaitNs);
     if (!copying.held()) return nullptr;
     const size_t nodes = nodes_.size();
     c.nodes_.resize(nodes);

@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "runtime/base/diagnostics.h"
 #include "runtime/regions/marker_forms.h"
+#include "runtime/regions/spin_guard.h"
 
 namespace td {
 namespace {
@@ -61,7 +62,7 @@ void ThreadState::ResetStorage(size_t words) {
 }
 
 void ThreadState::Grow(uint32_t region) {
-  const StorageGuard growing(storage_lock_);
+  const SpinGuard growing(storage_lock_);
   if (region >= regions_.size()) regions_.resize(std::max<size_t>(size_t{region} + 1, 2 * regions_.size()));
   if (depth_ == frames_.size()) {
     frames_.resize(2 * frames_.size());
@@ -106,7 +107,7 @@ void ThreadState::PickUserReadForms() {
 }
 
 uint32_t ThreadState::AddNode(uint32_t parent, uint32_t region) {
-  const StorageGuard growing(storage_lock_);
+  const SpinGuard growing(storage_lock_);
   const auto id = static_cast<uint32_t>(nodes_.size());
   NodeStats node;
   node.region = region;

@@ -8,7 +8,6 @@
 #ifndef TD_RUNTIME_REGIONS_THREAD_STATE_H_
 #define TD_RUNTIME_REGIONS_THREAD_STATE_H_
 
-#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -181,26 +180,14 @@ class ThreadState {
 
   const std::vector<NodeStats>& nodes() const { return nodes_; }
   // Every node's reported values (NodeTotals): inclusive ones scaled to all
-  // calls, exclusive ones = inclusive minus the children's, plus what
-  // recursive activations moved. Exact, when every call is measured, once
-  // nothing is open.
+  // calls, exclusive ones = inclusive minus the children's, plus what recursive
+  // activations moved. Exact, when every call is measured, once nothing is open.
   NodeTotals ComputeTotals() const;
   // What the recorded-run model reads of this thread; it refers to this state.
   ThreadRecord Record() const;
-  // The periodic flush (TD_FLUSH_INTERVAL): a copy of this thread's
-  // recording made from another thread while this one goes on recording,
-  // with its open regions closed in the copy at this moment (their counts
-  // read through the kernel where the backend can, else stopping at their
-  // BEGIN). No marker waits for it: the markers' common path writes in
-  // place, and the copy reads each word once, so a value written meanwhile
-  // is either its old or its new one (a call counted whose time is not yet
-  // added, say) but never garbage; exclusive values that this leaves below
-  // 0 stop at 0. Only the growth of the vectors (Grow, AddNode: off the
-  // common path) waits for the copy, and the copy for it. Call it with the
-  // runtime's threads lock held (no attach, exit or fork meanwhile). Null
-  // when the thread kept its vectors locked for kCopyWaitNs (a signal
-  // handler that interrupted it there and never returns, say).
-  static constexpr int64_t kCopyWaitNs = 100000000;
+  // TD_FLUSH_INTERVAL: a copy made from another thread while this one records
+  // on (thread_copy.cc), with the runtime's threads lock held; null when the
+  // thread kept its vectors locked too long.
   std::unique_ptr<ThreadState> CopyWhileRecording() const;
 
  private:
@@ -244,12 +231,8 @@ class ThreadState {
   __attribute__((noinline)) static void EndUserForm(ThreadState* thread, uint32_t region, const td_site* site);
   // A thread that does not read in user space, in a process whose gate says
   // its threads do: the syscall form, whose misses lead to the general one.
-  static void BeginWithoutUserForm(ThreadState* thread, uint32_t region, const td_site* site) {
-    thread->BeginAndLeave(region, site);
-  }
-  static void EndWithoutUserForm(ThreadState* thread, uint32_t region, const td_site* site) {
-    thread->EndAndLeave(region, site);
-  }
+  static void BeginWithoutUserForm(ThreadState* t, uint32_t region, const td_site* site) { t->BeginAndLeave(region, site); }
+  static void EndWithoutUserForm(ThreadState* t, uint32_t region, const td_site* site) { t->EndAndLeave(region, site); }
   template <bool kFake, int kGroupWord, uint32_t... kLess>
   static std::array<std::pair<UserReadForm, UserReadForm>, sizeof...(kLess)> UserReadForms(
       std::integer_sequence<uint32_t, kLess...>);
@@ -357,39 +340,9 @@ class ThreadState {
   void ResetStorage(size_t words);
 
   std::atomic<uint32_t> in_marker_{0};
-  // Held by the owning thread while it grows its vectors and by
-  // CopyWhileRecording while it copies them, so that a copy never reads
-  // memory a reallocation freed. A spin lock: neither side holds it for
-  // more than a copy or a reallocation, and the markers' common path never
-  // takes it.
+  // Held while the owning thread grows its vectors (never on the markers'
+  // common path) and while CopyWhileRecording copies them (thread_copy.cc).
   mutable std::atomic<uint32_t> storage_lock_{0};
-  class StorageGuard {
-   public:
-    explicit StorageGuard(std::atomic<uint32_t>& lock) : lock_(lock) {
-      while (lock_.exchange(1, std::memory_order_acquire) != 0) sched_yield();
-    }
-    // Gives up after `wait_ns` (held() then says false).
-    StorageGuard(std::atomic<uint32_t>& lock, int64_t wait_ns) : lock_(lock) {
-      const int64_t deadline = MonotonicNs() + wait_ns;
-      while (lock_.exchange(1, std::memory_order_acquire) != 0) {
-        if (MonotonicNs() > deadline) {
-          held_ = false;
-          return;
-        }
-        sched_yield();
-      }
-    }
-    ~StorageGuard() {
-      if (held_) lock_.store(0, std::memory_order_release);
-    }
-    bool held() const { return held_; }
-    StorageGuard(const StorageGuard&) = delete;
-    StorageGuard& operator=(const StorageGuard&) = delete;
-
-   private:
-    std::atomic<uint32_t>& lock_;
-    bool held_ = true;
-  };
   bool copied_while_recording_ = false;  // a CopyWhileRecording: exclusive values stop at 0
   bool tsc_clock_ = ProcessMarkerClock() == MarkerClock::kTsc;
   uint32_t index_;
