@@ -4,12 +4,13 @@
 # work's CPU time without markers, the compensated task-clock of "work" and
 # their ratio, and the cost per pair td measured at exit.
 # Usage: compensation_check.sh BUILD_DIR [RUNS (5)] [PAIRS (100000)] [ITERATIONS (220)]
+# TD_CLI: the td that reads the files (default BUILD_DIR/tools/td/td).
 # 220 steps are about 1.1 µs on the 2-vCPU development VM: 100,000 pairs
 # then split 110 ms of work.
 set -euo pipefail
 build=$(cd "${1:?usage: compensation_check.sh BUILD_DIR [RUNS] [PAIRS] [ITERATIONS]}" && pwd)
 runs=${2:-5} pairs=${3:-100000} iterations=${4:-220}
-td=$build/tools/td/td
+td=${TD_CLI:-$build/tools/td/td}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 for ((r = 1; r <= runs; r++)); do
