@@ -30,7 +30,7 @@ set(TD_STAGE_ENTRY_POINTS_uarch definitions.h perf_metrics_import.h)
 set(TD_STAGE_ENTRY_POINTS_counters availability.h event_encoder.h event_selection.h papi_backend.h pmu_probe.h
     simulated_protocol.h)
 set(TD_STAGE_ENTRY_POINTS_regions "")
-set(TD_STAGE_ENTRY_POINTS_recorded merge_passes.h run_data.h run_file.h)
+set(TD_STAGE_ENTRY_POINTS_recorded call_time_summary.h merge_passes.h run_data.h run_file.h)
 set(TD_STAGE_ENTRY_POINTS_analysis analysis_pipeline.h measurement_conditions.h perf_case.h run_analysis.h)
 set(TD_STAGE_ENTRY_POINTS_job job_compare.h job_file.h job_loader.h job_view.h)
 set(TD_STAGE_ENTRY_POINTS_report analysis_json.h compare.h csv_report.h explanations.h html_report.h regression_gate.h

@@ -20,6 +20,7 @@ RegionOnThread ThreadPart(const ThreadRecord& thread, uint32_t node, const NodeT
   if (node < totals.mpi_inclusive_calls.size()) {
     part.mpi = MpiTime{totals.mpi_inclusive_ns[node], totals.mpi_inclusive_calls[node], totals.mpi_inclusive_bytes[node]};
   }
+  if (node < totals.call_times_ns.size()) part.call_times = totals.call_times_ns[node];
   if (!thread.counters_measured || thread.words != layout.words) return part;
   const uint64_t* inclusive = totals.inclusive_words.data() + node * thread.words;
   const uint64_t* exclusive = totals.exclusive_words.data() + node * thread.words;

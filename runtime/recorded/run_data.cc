@@ -184,6 +184,7 @@ void TakeOutMarkerCost(RunData* run_data) {
       if (children_wall > t.wall_inclusive_ns && t.wall_inclusive_ns != 0) ++held;  // a 0 was counted above
       t.wall_inclusive_ns = std::max(t.wall_inclusive_ns, children_wall);
       if (!sampled) t.wall_exclusive_ns = std::min(t.wall_exclusive_ns, t.wall_inclusive_ns - children_wall);
+      if (own > 0) t.call_time_taken_out_ns = static_cast<double>(raw_inclusive - t.wall_inclusive_ns) / own;
     }
   }
   out.marker_cost->taken_out = true;

@@ -11,6 +11,7 @@
 #include "runtime/base/diagnostics.h"
 #include "runtime/counters/backend.h"
 #include "runtime/machine/machine_info.h"
+#include "runtime/regions/call_times.h"
 
 namespace td {
 
@@ -102,6 +103,12 @@ struct RegionOnThread {
   // MPI calls made in the region on this thread, nested regions included
   // (calls 0: none, or no libtd-mpi).
   MpiTime mpi;
+  // Its read calls' wall times, raw (call_times.h; call_time_summary.h):
+  // empty where it had one read call (its time is the inclusive one).
+  CallTimeCounts call_times;
+  // What TakeOutMarkerCost took from the part's inclusive time, per read
+  // call: the reports take it from each call's time.
+  double call_time_taken_out_ns = 0;
 };
 
 struct Region {

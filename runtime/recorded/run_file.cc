@@ -74,6 +74,11 @@ json ThreadPartToJson(const RegionOnThread& t, const CounterLayout& layout) {
   if (t.unterminated != 0) j["unterminated"] = t.unterminated;
   if (t.closed_implicitly != 0) j["closed_implicitly"] = t.closed_implicitly;
   if (t.mpi.calls != 0) j["mpi"] = {t.mpi.ns, t.mpi.calls, t.mpi.bytes};  // [ns, calls, bytes]; none: left out
+  if (!t.call_times.empty()) {  // [[bucket, calls, ns], ...]
+    json buckets = json::array();
+    for (const CallTimeBucketTotal& b : t.call_times) buckets.push_back({b.bucket, b.calls, b.ns});
+    j["call_times"] = std::move(buckets);
+  }
   if (layout.events.empty() || t.events.size() != layout.events.size()) {
     j["inclusive"] = nullptr;  // not measured on this thread: never zeros
     j["exclusive"] = nullptr;
@@ -128,7 +133,16 @@ void AppendNumbers(const std::vector<EventDelta>& events, bool inclusive, std::s
 }
 
 void AppendThreadPart(const RegionOnThread& t, const CounterLayout& layout, std::string* out) {
-  AppendMember("{", "calls", t.calls, out);
+  out->push_back('{');
+  if (!t.call_times.empty()) {
+    out->append("\"call_times\":[");
+    for (size_t b = 0; b < t.call_times.size(); ++b) {
+      const CallTimeBucketTotal& bucket = t.call_times[b];
+      absl::StrAppend(out, b > 0 ? ",[" : "[", bucket.bucket, ",", bucket.calls, ",", bucket.ns, "]");
+    }
+    out->append("],");
+  }
+  AppendMember("", "calls", t.calls, out);
   if (t.closed_implicitly != 0) AppendMember(",", "closed_implicitly", t.closed_implicitly, out);  // 0: left out
   if (layout.events.empty() || t.events.size() != layout.events.size()) {
     out->append(",\"exclusive\":null,\"groups\":null,\"inclusive\":null");

@@ -190,6 +190,27 @@ absl::Status ReadMpiTime(const json& j, const std::string& w, MpiTime* out) {
   return ToInteger((*it)[2], w + ".mpi[2]", &out->bytes);
 }
 
+// "call_times": [[bucket, calls, ns], ...] (call_times.h); optional: left
+// out where the part had one read call, and in files from before it.
+absl::Status ReadCallTimes(const json& j, const std::string& w, CallTimeCounts* out) {
+  const auto it = j.find("call_times");
+  if (it == j.end()) return absl::OkStatus();
+  const std::string where = w + ".call_times";
+  if (!it->is_array()) return Invalid(TypeError(where, "a list of [bucket, calls, ns]", *it));
+  for (const json& entry : *it) {
+    if (!entry.is_array() || entry.size() != 3) return Invalid(TypeError(where + "[]", "a list [bucket, calls, ns]", entry));
+    CallTimeBucketTotal bucket;
+    TD_RETURN_IF_ERROR(ToInteger<uint32_t>(entry[0], where + "[][0]", &bucket.bucket, 0, kCallTimeBuckets - 1));
+    TD_RETURN_IF_ERROR(ToInteger(entry[1], where + "[][1]", &bucket.calls));
+    TD_RETURN_IF_ERROR(ToInteger<int64_t>(entry[2], where + "[][2]", &bucket.ns, 0, kInt64Max));
+    out->push_back(bucket);
+  }
+  if (!CallTimeCountsValid(*out)) {
+    return Invalid(where + ": buckets must be ascending, each with at least one call");
+  }
+  return absl::OkStatus();
+}
+
 // Schema 2: "inclusive" and "exclusive" lists of counts in the order of the
 // run's events, "groups" a list of [time_enabled_ns, time_running_ns]; all
 // three null where the thread was not measured.
@@ -212,6 +233,7 @@ absl::Status ReadThreadPart(const json& j, const CounterLayout& layout, size_t n
   TD_RETURN_IF_ERROR(GetInRange<int64_t>(j, "wall_inclusive_ns", &t->wall_inclusive_ns, w, 0, kInt64Max));
   TD_RETURN_IF_ERROR(GetInRange<int64_t>(j, "wall_exclusive_ns", &t->wall_exclusive_ns, w, 0, kInt64Max));
   TD_RETURN_IF_ERROR(ReadMpiTime(j, w, &t->mpi));
+  TD_RETURN_IF_ERROR(ReadCallTimes(j, w, &t->call_times));
   if (schema_version == 1) return ReadKeyedCounts(j, layout, w, t);
   const json* inclusive = nullptr;
   TD_RETURN_IF_ERROR(GetArrayOrNull(j, "inclusive", &inclusive, w));

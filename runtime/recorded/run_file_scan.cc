@@ -45,7 +45,7 @@ constexpr unsigned kRegionRequired = 1u << kName | 1u << kPath | 1u << kParent |
 constexpr std::string_view kPartKeys[] = {"thread",           "calls",          "recursive_calls",
                                           "unterminated",     "closed_implicitly", "wall_inclusive_ns",
                                           "wall_exclusive_ns", "inclusive",      "exclusive",
-                                          "groups",           "mpi"};
+                                          "groups",           "mpi",            "call_times"};
 enum PartKey {
   kThread,
   kCalls,
@@ -57,7 +57,8 @@ enum PartKey {
   kInclusive,
   kExclusive,
   kGroups,
-  kMpi  // libtd-mpi's [ns, calls, bytes]; only where the region made MPI calls
+  kMpi,  // libtd-mpi's [ns, calls, bytes]; only where the region made MPI calls
+  kCallTimes  // [[bucket, calls, ns], ...]; only where the part had two read calls or more
 };
 // The counts that schema 3 leaves out when 0 (kZeroCountsOmittedSince).
 constexpr unsigned kPartZeroCounts = 1u << kRecursiveCalls | 1u << kUnterminated | 1u << kClosedImplicitly;
@@ -66,7 +67,7 @@ constexpr unsigned kPartRequired = ((1u << kInclusive) - 1) & ~kPartZeroCounts;
 // The order in which td writes each object's keys (sorted, as nlohmann's
 // objects keep them): kRegionKeys and kPartKeys indices.
 constexpr int kRegionKeyOrder[] = {2, 6, 0, 1, 3, 5, 4, 8, 7};  // sample_every only where set
-constexpr int kPartKeyOrder[] = {1, 4, 8, 9, 7, 10, 2, 0, 3, 6, 5};
+constexpr int kPartKeyOrder[] = {11, 1, 4, 8, 9, 7, 10, 2, 0, 3, 6, 5};
 
 }  // namespace
 
@@ -354,6 +355,7 @@ class RegionsScan {
           ok = Groups(&raw.groups);
           break;
         case kMpi: ok = Mpi(&t.mpi); break;
+        case kCallTimes: ok = CallTimes(&t.call_times); break;
         default: ok = false;
       }
       return ok;
@@ -375,6 +377,28 @@ class RegionsScan {
     }
     mpi->ns = static_cast<int64_t>(ns);
     return true;
+  }
+
+  // [[bucket, calls, ns], ...]: buckets ascending, below kCallTimeBuckets,
+  // calls at least 1 (CallTimeCountsValid).
+  bool CallTimes(CallTimeCounts* out) {
+    if (!in_.Take('[')) return false;
+    if (in_.Take(']')) return true;
+    for (bool more = true; more;) {
+      uint64_t bucket = 0, ns = 0;
+      CallTimeBucketTotal total;
+      bool in_entry = true;
+      if (!in_.Take('[') || !in_.Unsigned(&bucket, kCallTimeBuckets - 1) || !in_.Separator(']', &in_entry) ||
+          !in_entry || !in_.Unsigned(&total.calls) || !in_.Separator(']', &in_entry) || !in_entry ||
+          !in_.Unsigned(&ns, std::numeric_limits<int64_t>::max()) || !in_.Separator(']', &in_entry) || in_entry) {
+        return false;
+      }
+      total.bucket = static_cast<uint32_t>(bucket);
+      total.ns = static_cast<int64_t>(ns);
+      out->push_back(total);
+      if (!in_.Separator(']', &more)) return false;
+    }
+    return CallTimeCountsValid(*out);
   }
 
   // A list of counts appended to counts_, where *span says.

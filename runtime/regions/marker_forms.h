@@ -83,8 +83,26 @@ inline void ThreadState::EndImpl(uint32_t region, const td_site* site) {
   }
   // The common close: the deltas go to this node's inclusive values only.
   // Clock first, counters last (the time is added before the read, so that
-  // nothing needs keeping across it).
-  nodes_[frame.node].wall_inclusive_ticks += (kPath != Path::kGeneral ? TscTicks() : Now()) - frame.start_ticks;
+  // nothing needs keeping across it). A node without a histogram yet (its
+  // first two read calls) finishes out of line, so that the common END
+  // keeps no more registers than before it had one.
+  const int64_t wall = (kPath != Path::kGeneral ? TscTicks() : Now()) - frame.start_ticks;
+  if (__builtin_expect(!CountCall(frame.node, wall), 0)) {
+    return EndWithoutHistogram<kLeave, kPath, kMembers, kFake, kGroupWord>(region, wall);
+  }
+  CloseEnded<kLeave, kPath, kMembers, kFake, kGroupWord>(region, d, frame);
+}
+
+template <bool kLeave, ThreadState::Path kPath, uint32_t kMembers, bool kFake, int kGroupWord>
+void ThreadState::EndWithoutHistogram(uint32_t region, int64_t wall) {
+  const size_t d = depth_ - 1;
+  const uint32_t node = frames_[d].node;
+  if (nodes_[node].wall_inclusive_ticks != wall) AddCallTimes(node, wall);  // not its first read call
+  CloseEnded<kLeave, kPath, kMembers, kFake, kGroupWord>(region, d, frames_[d]);
+}
+
+template <bool kLeave, ThreadState::Path kPath, uint32_t kMembers, bool kFake, int kGroupWord>
+inline void ThreadState::CloseEnded(uint32_t region, size_t d, const Frame& frame) {
   depth_ = d;
   top_node_ = frame.parent_node;
   regions_[region].open = 0;
@@ -105,6 +123,17 @@ inline void ThreadState::EndImpl(uint32_t region, const td_site* site) {
     }
   }
   if constexpr (kLeave) Leave();
+}
+
+inline bool ThreadState::CountCall(uint32_t node, int64_t wall) {
+  NodeStats& stats = nodes_[node];
+  stats.wall_inclusive_ticks += wall;
+  if (__builtin_expect(stats.call_times == NodeStats::kNone, 0)) return false;
+  CallTimeHistogram& histogram = HistogramAt(stats.call_times);
+  const uint32_t bucket = CallTimeBucket(wall);
+  ++histogram.counts[bucket];
+  histogram.ticks[bucket] += wall;
+  return true;
 }
 
 // The ways off the common path, and the cold ends of the forms made for a

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/regions/call_times.h"
+
 namespace td {
 
 // Totals of one call-path node on one thread.
@@ -19,6 +21,9 @@ struct NodeStats {
   uint32_t first_child = kNone;
   uint32_t next_sibling = kNone;
   uint32_t child_count = 0;
+  // Its histogram of per-call times in ThreadState's (call_times.h), made at
+  // the second timed close; kNone before (the first is the inclusive time).
+  uint32_t call_times = kNone;
   uint64_t calls = 0;
   // TD_SAMPLE=N: of the outermost calls, those whose times and counts are
   // read are the 1st, the N+1st, … (MeasuredCalls); this counts down to the
@@ -81,6 +86,9 @@ struct NodeTotals {
   std::vector<int64_t> mpi_inclusive_ns;
   std::vector<uint64_t> mpi_inclusive_calls;
   std::vector<uint64_t> mpi_inclusive_bytes;
+  // Per node, its calls' times (call_times.h) where it has a histogram;
+  // empty where no node of the thread has one.
+  std::vector<CallTimeCounts> call_times_ns;
 };
 
 // One begin or end on the timeline (TD_TRACE). Its counter snapshot lives in

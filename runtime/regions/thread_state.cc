@@ -50,6 +50,7 @@ void ThreadState::ResetStorage(size_t words) {
   words_ = words;
   if (words_ == 0) reader_.Forget();
   nodes_.assign(1, NodeStats{});  // node 0: the thread itself
+  call_times_.clear();
   child_of_.clear();
   node_words_.assign(2 * words_, 0);
   frames_.assign(kInitialDepth, Frame{});  // no flag of an earlier frame survives
@@ -129,6 +130,23 @@ uint32_t ThreadState::AddNode(uint32_t parent, uint32_t region) {
   nodes_.push_back(node);
   node_words_.resize(nodes_.size() * 2 * words_, 0);
   return id;
+}
+
+void ThreadState::AddCallTimes(uint32_t node, int64_t wall) {
+  const SpinGuard growing(storage_lock_);
+  // Histogram 0 takes the calls of the nodes past the cap, and reports none.
+  if (call_times_.empty()) call_times_.emplace_back();
+  NodeStats& stats = nodes_[node];
+  if (call_times_.size() > kMaxCallTimeHistograms) {
+    stats.call_times = 0;
+    return;
+  }
+  stats.call_times = static_cast<uint32_t>(call_times_.size() * sizeof(CallTimeHistogram));
+  CallTimeHistogram& histogram = call_times_.emplace_back();
+  for (const int64_t call : {stats.wall_inclusive_ticks - wall, wall}) {
+    ++histogram.counts[CallTimeBucket(call)];
+    histogram.ticks[CallTimeBucket(call)] += call;
+  }
 }
 
 uint32_t ThreadState::AddParameterRegion(uint32_t base, long long parameter) {
@@ -241,7 +259,7 @@ void ThreadState::CloseTop(int64_t now, const uint64_t* end) {
   NodeStats& stats = nodes_[frame.node];
   const int64_t wall = now - frame.start_ticks;
   if (!frame.recursive) {
-    stats.wall_inclusive_ticks += wall;
+    if (!CountCall(frame.node, wall) && stats.wall_inclusive_ticks != wall) AddCallTimes(frame.node, wall);
     AddDeltas(NodeInclusive(frame.node), BegunSnapshot(d), end, words_);
     return;
   }
@@ -345,6 +363,7 @@ bool ThreadState::ResetRegion(uint32_t region) {
     node.mpi_ticks = 0;
     node.mpi_calls = 0;
     node.mpi_bytes = 0;
+    if (node.call_times != NodeStats::kNone) HistogramAt(node.call_times) = CallTimeHistogram{};
     std::fill(inclusive, inclusive + 2 * words_, uint64_t{0});
   }
   // Open activations inside restart now, all from the same reading, so the
@@ -403,6 +422,14 @@ NodeTotals ThreadState::ComputeTotals() const {
     out.wall_exclusive_ns[parent] -= out.wall_inclusive_ns[n];
     uint64_t* parent_exclusive = out.exclusive_words.data() + parent * words_;
     for (size_t i = 0; i < words_; ++i) parent_exclusive[i] -= inclusive[i];
+  }
+  if (!call_times_.empty()) {
+    out.call_times_ns.resize(n_nodes);
+    for (uint32_t n = 0; n < n_nodes; ++n) {
+      const uint32_t at = nodes_[n].call_times;
+      if (at == NodeStats::kNone || at == 0 || at / sizeof(CallTimeHistogram) >= call_times_.size()) continue;
+      out.call_times_ns[n] = CallTimesInNs(call_times_[at / sizeof(CallTimeHistogram)], clock.ns_per_tick());
+    }
   }
   if (any_mpi_) {
     out.mpi_inclusive_ns.resize(n_nodes);

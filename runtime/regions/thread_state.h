@@ -27,6 +27,7 @@
 #include "absl/types/span.h"
 #include "runtime/counters/backend.h"
 #include "runtime/counters/marker_reader.h"
+#include "runtime/regions/call_times.h"
 #include "runtime/regions/marker_clock.h"
 #include "runtime/regions/marker_frame.h"
 #include "runtime/regions/node_stats.h"
@@ -204,6 +205,11 @@ class ThreadState {
   __attribute__((always_inline)) void BeginImpl(uint32_t region, const td_site* site);
   template <bool kLeave, Path kPath, uint32_t kMembers = 0, bool kFake = false, int kGroupWord = -1>
   __attribute__((always_inline)) void EndImpl(uint32_t region, const td_site* site);
+  // END after the time is counted: the frame closed and the counters read.
+  template <bool kLeave, Path kPath, uint32_t kMembers, bool kFake, int kGroupWord>
+  __attribute__((always_inline)) void CloseEnded(uint32_t region, size_t d, const Frame& frame);
+  template <bool kLeave, Path kPath, uint32_t kMembers, bool kFake, int kGroupWord>
+  __attribute__((noinline)) void EndWithoutHistogram(uint32_t region, int64_t wall);
   template <bool kLeave, Path kPath>
   __attribute__((always_inline)) void BeginMiss(uint32_t region, const td_site* site);
   template <bool kLeave, Path kPath>
@@ -262,6 +268,15 @@ class ThreadState {
   // region's wall time.
   __attribute__((always_inline)) Frame& Push(uint32_t node, uint32_t parent, uint32_t region, bool recursive,
                                              const td_site* site, bool measured);
+  // A read outermost call's close: its time goes to the node's inclusive
+  // time and its histogram; false where it has none yet, which AddCallTimes
+  // makes at its second read call (marker_forms.h).
+  __attribute__((always_inline)) bool CountCall(uint32_t node, int64_t wall);
+  void AddCallTimes(uint32_t node, int64_t wall);
+  // NodeStats::call_times is a byte offset into call_times_: one add on END.
+  CallTimeHistogram& HistogramAt(uint32_t offset) {
+    return *reinterpret_cast<CallTimeHistogram*>(reinterpret_cast<char*>(call_times_.data()) + offset);
+  }
   void PopUnmeasured(size_t d) {
     const Frame& frame = frames_[d];
     depth_ = d;
@@ -365,6 +380,9 @@ class ThreadState {
   int openmp_thread_ = -1;
 
   std::vector<NodeStats> nodes_;
+  // NodeStats::call_times; 0 takes the nodes past kMaxCallTimeHistograms.
+  std::vector<CallTimeHistogram> call_times_;
+  static constexpr size_t kMaxCallTimeHistograms = 512;  // 1.5 MB a thread
   std::vector<uint64_t> node_words_;   // per node: inclusive words, then exclusive words
   std::vector<Frame> frames_;
   std::vector<uint64_t> frame_words_;  // per depth: the snapshot taken at BEGIN

@@ -5,6 +5,7 @@
 #include "runtime/analysis/measurement_conditions.h"
 #include "runtime/analysis/software_metrics.h"
 #include "runtime/analysis/thread_spread.h"
+#include "runtime/report/call_times_text.h"
 
 namespace td {
 namespace {
@@ -111,6 +112,8 @@ nlohmann::json RunAnalysisToJson(const RunData& data, const RunAnalysis& analysi
     json region = {{"path", data.regions[i].path}, {"threads", data.regions[i].threads.size()}};
     AddMeasuredJson(data, data.regions[i], &region);
     AddThreadsJson(data, spreads[i], team_cpu[i], &region);
+    const std::optional<CallTimeSummary> call_times = RegionCallTimes(data, data.regions[i]);
+    region["call_times"] = call_times ? CallTimesJson(*call_times) : json(nullptr);
     const bool has_tree = analysis.HasTrees() && i < analysis.regions.size();
     region["inclusive"] = has_tree ? result_json(analysis.regions[i]) : json(nullptr);
     const bool has_exclusive = has_tree && i < analysis.exclusive.size() && !analysis.exclusive[i].tree.empty();

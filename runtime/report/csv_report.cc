@@ -7,6 +7,7 @@
 #include "runtime/analysis/thread_spread.h"
 #include "runtime/base/text_format.h"
 #include "runtime/counters/simulated_backend.h"
+#include "runtime/report/call_times_text.h"
 
 namespace td {
 namespace {
@@ -66,6 +67,9 @@ std::string FormatCsvReport(const RunData& data, const RunAnalysis* analysis) {
       if (m.unit == SoftwareUnit::kCpus) Row(&out, region.path, "time", m.key, m.value ? Number(*m.value) : "");
     }
     ThreadRows(data, region, spreads[r], team_cpu[r], &out);
+    if (const std::optional<CallTimeSummary> call_times = RegionCallTimes(data, region)) {
+      AppendCallTimesCsv(CsvField(region.path), *call_times, &out);
+    }
     for (size_t e = 0; e < num_events; ++e) {
       const std::string& name = data.layout.events[e].name;
       if (IsSimulatedEvent(name)) {  // tdsim's counts: never multiplexed, and never a PMU's

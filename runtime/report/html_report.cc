@@ -38,6 +38,7 @@ td:first-child, th:first-child { text-align: left; }
 .rt { background: #8cc68c; } .be { background: #e8b65a; }
 .legend span { display: inline-block; width: 1em; height: 1em; margin: 0 .3em 0 1em; vertical-align: middle; }
 .wide { overflow-x: auto; max-width: 100%; }
+tr.varies td { font-weight: 600; }
 p { overflow-wrap: anywhere; }
 .ipc { margin: .3em 0; }
 details { margin-left: 1.2em; } summary { cursor: pointer; }
@@ -264,6 +265,7 @@ std::string FormatHtmlReport(const RunData& data, const RunAnalysis& analysis,
   // Before the table: a short section that a table of thousands of regions
   // would push out of sight.
   AppendAcrossThreads(data, &out);
+  AppendCallTimes(data, &out);
   AppendRegionTable(data, analysis, &out);
   if (!analysis.core_type.empty()) {
     absl::StrAppendFormat(&out, "<h2>%s cores (%s)</h2>\n",

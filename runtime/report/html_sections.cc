@@ -11,6 +11,7 @@
 #include "runtime/analysis/software_metrics.h"
 #include "runtime/analysis/thread_spread.h"
 #include "runtime/base/text_format.h"
+#include "runtime/recorded/call_time_summary.h"
 #include "runtime/report/text_report.h"
 
 namespace td {
@@ -42,6 +43,31 @@ void AppendAcrossThreads(const RunData& data, std::string* out) {
           "the threads that ran the region</p>\n<div class=\"wide\"><table class=\"threads\">\n<tr><th>region</th>"
           "<th>threads</th><th>wall min</th><th>wall mean</th><th>wall max</th><th>imbalance</th><th>slowest</th>"
           "<th>nested copies counted</th></tr>\n";
+  *out += rows + "</table></div>\n";
+}
+
+void AppendCallTimes(const RunData& data, std::string* out) {
+  std::string rows;
+  for (const RegionInTree& node : RegionTreeOrder(data)) {
+    const Region& region = data.regions[node.index];
+    const std::optional<CallTimeSummary> s = RegionCallTimes(data, region);
+    if (!s || s->calls < 2) continue;
+    const auto cell = [](const char* key, double ns) {
+      return absl::StrFormat("<td data-key=\"%s\" data-value=\"%.0f\">%s</td>", key, ns,
+                             HumanDuration(static_cast<int64_t>(std::llround(ns))));
+    };
+    absl::StrAppendFormat(&rows, "<tr data-region=\"%s\"%s><td style=\"padding-left:%.1fem\">%s</td>"
+                          "<td data-key=\"calls\" data-value=\"%d\">%s</td>%s%s%s%s<td>%s</td></tr>\n",
+                          HtmlEscape(region.path), CallTimesWorthShowing(*s) ? " class=\"varies\"" : "",
+                          0.6 + 1.4 * node.depth, HtmlEscape(region.name), s->calls, WithThousands(s->calls),
+                          cell("min_ns", s->min_ns), cell("median_ns", s->median_ns), cell("p95_ns", s->p95_ns),
+                          cell("max_ns", s->max_ns), WithThousands(s->calls_over_twice_median));
+  }
+  if (rows.empty()) return;
+  *out += "<h2>Per-call times</h2>\n<p class=\"muted\">each value the mean of the calls within a quarter octave of it; rows in bold vary: "
+          "p95 ≥ 1.5 × median or max ≥ 4 × median</p>\n<div class=\"wide\"><table class=\"call-times\">\n"
+          "<tr><th>region</th><th>calls</th><th>min</th><th>median</th><th>p95</th><th>max</th>"
+          "<th>calls ≥ 2 × median</th></tr>\n";
   *out += rows + "</table></div>\n";
 }
 

@@ -19,6 +19,9 @@ extern const char kPageStyle[];
 // mean and max over the threads, imbalance (max / mean) and the slowest
 // thread. Nothing when no region ran on several threads.
 void AppendAcrossThreads(const RunData& data, std::string* out);
+// Per-call times (call_time_summary.h) of the regions called more than
+// once, as a table (class "call-times"; rows that vary: class "varies").
+void AppendCallTimes(const RunData& data, std::string* out);
 
 // An inline SVG line plot of `metric` against the parameter for each sweep
 // (the regions at one path that differ only in their parameter), with its

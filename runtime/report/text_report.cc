@@ -12,6 +12,7 @@
 #include "runtime/base/byte_strings.h"
 #include "runtime/base/text_format.h"
 #include "runtime/regions/node_stats.h"
+#include "runtime/report/call_times_text.h"
 #include "runtime/report/counter_text.h"
 #include "runtime/report/mpi_text.h"
 #include "runtime/report/run_identity.h"
@@ -406,6 +407,7 @@ std::string FormatTextReport(const RunData& data, const RunAnalysis* analysis,
                           data.threads.size());
   }
   out += FormatAcrossThreads(data, shown);
+  out += FormatCallTimesSection(data, shown);
   out += FormatMpiSection(data, shown);
   out += FormatConditions(data);
   out += FormatCounterSection(data, options);

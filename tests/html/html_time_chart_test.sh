@@ -138,8 +138,15 @@ for name, run in recordings.items():
             assert chart["left_out"] == 1500 and "1,500 regions under 0.5% of the run" in dom, chart["left_out"]
             sections = {h for h in page["sections"]}
             assert sections == {f"region-{i}" for i in (5, 6)}, sections
-            rows = re.findall(r'<tr data-region="(pool(?:/task)?)">(.*?)</tr>', dom, re.S)
+            threads_table = dom[dom.index('<table class="threads">'):]
+            threads_table = threads_table[:threads_table.index("</table>")]
+            rows = re.findall(r'<tr data-region="(pool(?:/task)?)">(.*?)</tr>', threads_table, re.S)
             assert [r[0] for r in rows] == ["pool", "pool/task"], rows
+            # Per-call times: one call on each of 4 threads, each call's own time.
+            calls = re.search(r'<table class="call-times">.*?<tr data-region="pool"[^>]*>(.*?)</tr>', dom, re.S)
+            assert calls, "the per-call table lists pool"
+            per_call = dict(re.findall(r'data-key="(\w+)" data-value="([\d.]+)"', calls.group(1)))
+            assert (per_call["calls"], per_call["min_ns"], per_call["max_ns"]) == ("4", "4000000", "9000000"), per_call
             pool = dict(re.findall(r'data-key="(\w+)" data-value="([\d.]+)"', rows[0][1]))
             assert (pool["wall_min_ns"], pool["wall_max_ns"], pool["wall_mean_ns"]) == ("4000000", "9000000", "6000000")
             assert abs(float(pool["imbalance"]) - 1.5) < 1e-4 and "thread 3" in rows[0][1], rows[0]

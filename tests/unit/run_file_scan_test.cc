@@ -73,6 +73,9 @@ std::vector<std::string> TdWrittenFiles() {
   sampled.sample_every = 10;
   sampled.regions[1].sample_every = 100;
   texts.push_back(RunFileText(sampled));
+  RunData timed_calls = sample_runs::TwoThreadRun();  // per-call times (call_times.h)
+  timed_calls.regions[0].threads[0].call_times = {{40, 1, 1500}, {68, 1, 498'500}};
+  texts.push_back(RunFileText(timed_calls));
   return texts;
 }
 
