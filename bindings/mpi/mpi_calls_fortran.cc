@@ -5,7 +5,11 @@
 // calls, in the two spellings gfortran uses: mpi_send_ (mpif.h and
 // `use mpi`; Open MPI's libmpi_mpifh) and mpi_send_f08_ (`use mpi_f08`;
 // libmpi_usempif08, whose routines call libmpi_mpifh's ompi_send_f, not
-// mpi_send_, so one call is counted once).
+// mpi_send_, so one call is counted once); and in the three other spellings
+// libmpi_mpifh exports for other compilers' name mangling: mpi_send (no
+// underscore), mpi_send__ (g77/f2c: two, for a name that has one) and
+// MPI_SEND (upper case). Each of Open MPI's is an alias of the same routine,
+// which calls PMPI_Send, so a call through any of them is counted once.
 //
 // Each one times the next definition of its own name (dlsym(RTLD_NEXT):
 // Open MPI's, which converts the Fortran arguments) between td_mpi_now()
@@ -92,89 +96,100 @@ inline void Timed(uint64_t bytes, Next next, Args... args) {
     Timed(bytes, next, __VA_ARGS__);                                                       \
   }
 
-// Both spellings of MPI routine `name` (lower case, no trailing underscore).
-#define TD_FORTRAN(name, bytes, ...)              \
-  TD_F_ENTRY(name##_, bytes, __VA_ARGS__)         \
-  TD_F_ENTRY(name##_f08_, bytes, __VA_ARGS__)
+// Every name of MPI routine `name` (lower case, no trailing underscore;
+// `upper` the same in upper case, which the preprocessor cannot derive).
+#define TD_FORTRAN(name, upper, bytes, ...)   \
+  TD_F_ENTRY(name##_, bytes, __VA_ARGS__)     \
+  TD_F_ENTRY(name##_f08_, bytes, __VA_ARGS__) \
+  TD_F_ENTRY(name, bytes, __VA_ARGS__)        \
+  TD_F_ENTRY(name##__, bytes, __VA_ARGS__)    \
+  TD_F_ENTRY(upper, bytes, __VA_ARGS__)
 
 // Point to point.
-TD_FORTRAN(mpi_send, Bytes(*count, Type(type)), buf, count, type, dest, tag, comm, ierr)
-TD_FORTRAN(mpi_ssend, Bytes(*count, Type(type)), buf, count, type, dest, tag, comm, ierr)
-TD_FORTRAN(mpi_bsend, Bytes(*count, Type(type)), buf, count, type, dest, tag, comm, ierr)
-TD_FORTRAN(mpi_rsend, Bytes(*count, Type(type)), buf, count, type, dest, tag, comm, ierr)
-TD_FORTRAN(mpi_recv, Bytes(*count, Type(type)), buf, count, type, source, tag, comm, status, ierr)
-TD_FORTRAN(mpi_isend, Bytes(*count, Type(type)), buf, count, type, dest, tag, comm, request, ierr)
-TD_FORTRAN(mpi_issend, Bytes(*count, Type(type)), buf, count, type, dest, tag, comm, request, ierr)
-TD_FORTRAN(mpi_irecv, Bytes(*count, Type(type)), buf, count, type, source, tag, comm, request, ierr)
-TD_FORTRAN(mpi_sendrecv, Bytes(*sendcount, Type(sendtype)) + Bytes(*recvcount, Type(recvtype)), sendbuf, sendcount,
-           sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierr)
-TD_FORTRAN(mpi_sendrecv_replace, 2 * Bytes(*count, Type(type)), buf, count, type, dest, sendtag, source, recvtag,
-           comm, status, ierr)
+TD_FORTRAN(mpi_send, MPI_SEND, Bytes(*count, Type(type)), buf, count, type, dest, tag, comm, ierr)
+TD_FORTRAN(mpi_ssend, MPI_SSEND, Bytes(*count, Type(type)), buf, count, type, dest, tag, comm, ierr)
+TD_FORTRAN(mpi_bsend, MPI_BSEND, Bytes(*count, Type(type)), buf, count, type, dest, tag, comm, ierr)
+TD_FORTRAN(mpi_rsend, MPI_RSEND, Bytes(*count, Type(type)), buf, count, type, dest, tag, comm, ierr)
+TD_FORTRAN(mpi_recv, MPI_RECV, Bytes(*count, Type(type)), buf, count, type, source, tag, comm, status, ierr)
+TD_FORTRAN(mpi_isend, MPI_ISEND, Bytes(*count, Type(type)), buf, count, type, dest, tag, comm, request, ierr)
+TD_FORTRAN(mpi_issend, MPI_ISSEND, Bytes(*count, Type(type)), buf, count, type, dest, tag, comm, request, ierr)
+TD_FORTRAN(mpi_irecv, MPI_IRECV, Bytes(*count, Type(type)), buf, count, type, source, tag, comm, request, ierr)
+TD_FORTRAN(mpi_sendrecv, MPI_SENDRECV, Bytes(*sendcount, Type(sendtype)) + Bytes(*recvcount, Type(recvtype)), sendbuf,
+           sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierr)
+TD_FORTRAN(mpi_sendrecv_replace, MPI_SENDRECV_REPLACE, 2 * Bytes(*count, Type(type)), buf, count, type, dest, sendtag,
+           source, recvtag, comm, status, ierr)
 
 // Completion and probes: no bytes.
-TD_FORTRAN(mpi_wait, 0, request, status, ierr)
-TD_FORTRAN(mpi_waitall, 0, count, requests, statuses, ierr)
-TD_FORTRAN(mpi_waitany, 0, count, requests, index, status, ierr)
-TD_FORTRAN(mpi_waitsome, 0, incount, requests, outcount, indices, statuses, ierr)
-TD_FORTRAN(mpi_test, 0, request, flag, status, ierr)
-TD_FORTRAN(mpi_testall, 0, count, requests, flag, statuses, ierr)
-TD_FORTRAN(mpi_testany, 0, count, requests, index, flag, status, ierr)
-TD_FORTRAN(mpi_testsome, 0, incount, requests, outcount, indices, statuses, ierr)
-TD_FORTRAN(mpi_probe, 0, source, tag, comm, status, ierr)
-TD_FORTRAN(mpi_iprobe, 0, source, tag, comm, flag, status, ierr)
+TD_FORTRAN(mpi_wait, MPI_WAIT, 0, request, status, ierr)
+TD_FORTRAN(mpi_waitall, MPI_WAITALL, 0, count, requests, statuses, ierr)
+TD_FORTRAN(mpi_waitany, MPI_WAITANY, 0, count, requests, index, status, ierr)
+TD_FORTRAN(mpi_waitsome, MPI_WAITSOME, 0, incount, requests, outcount, indices, statuses, ierr)
+TD_FORTRAN(mpi_test, MPI_TEST, 0, request, flag, status, ierr)
+TD_FORTRAN(mpi_testall, MPI_TESTALL, 0, count, requests, flag, statuses, ierr)
+TD_FORTRAN(mpi_testany, MPI_TESTANY, 0, count, requests, index, flag, status, ierr)
+TD_FORTRAN(mpi_testsome, MPI_TESTSOME, 0, incount, requests, outcount, indices, statuses, ierr)
+TD_FORTRAN(mpi_probe, MPI_PROBE, 0, source, tag, comm, status, ierr)
+TD_FORTRAN(mpi_iprobe, MPI_IPROBE, 0, source, tag, comm, flag, status, ierr)
 
 // Collectives.
-TD_FORTRAN(mpi_barrier, 0, comm, ierr)
-TD_FORTRAN(mpi_bcast, Bytes(*count, Type(type)), buf, count, type, root, comm, ierr)
-TD_FORTRAN(mpi_reduce, Bytes(*count, Type(type)), sendbuf, recvbuf, count, type, op, root, comm, ierr)
-TD_FORTRAN(mpi_allreduce, Bytes(*count, Type(type)), sendbuf, recvbuf, count, type, op, comm, ierr)
-TD_FORTRAN(mpi_scan, Bytes(*count, Type(type)), sendbuf, recvbuf, count, type, op, comm, ierr)
-TD_FORTRAN(mpi_exscan, Bytes(*count, Type(type)), sendbuf, recvbuf, count, type, op, comm, ierr)
-TD_FORTRAN(mpi_reduce_scatter, ReduceScatterBytes(recvcounts, Type(type), Comm(comm)), sendbuf, recvbuf, recvcounts,
-           type, op, comm, ierr)
-TD_FORTRAN(mpi_reduce_scatter_block, ReduceScatterBlockBytes(*recvcount, Type(type), Comm(comm)), sendbuf, recvbuf,
-           recvcount, type, op, comm, ierr)
-TD_FORTRAN(mpi_gather, GatherBytes(InPlace(sendbuf), *sendcount, Type(sendtype), *recvcount, Type(recvtype)), sendbuf,
-           sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr)
-TD_FORTRAN(mpi_gatherv,
-           GathervBytes(InPlace(sendbuf), *sendcount, Type(sendtype), recvcounts, Type(recvtype), Comm(comm)),
-           sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierr)
-TD_FORTRAN(mpi_scatter, ScatterBytes(*root, Comm(comm), *sendcount, Type(sendtype)), sendbuf, sendcount, sendtype,
-           recvbuf, recvcount, recvtype, root, comm, ierr)
-TD_FORTRAN(mpi_scatterv, ScattervBytes(*root, Comm(comm), sendcounts, Type(sendtype)), sendbuf, sendcounts, displs,
+TD_FORTRAN(mpi_barrier, MPI_BARRIER, 0, comm, ierr)
+TD_FORTRAN(mpi_bcast, MPI_BCAST, Bytes(*count, Type(type)), buf, count, type, root, comm, ierr)
+TD_FORTRAN(mpi_reduce, MPI_REDUCE, Bytes(*count, Type(type)), sendbuf, recvbuf, count, type, op, root, comm, ierr)
+TD_FORTRAN(mpi_allreduce, MPI_ALLREDUCE, Bytes(*count, Type(type)), sendbuf, recvbuf, count, type, op, comm, ierr)
+TD_FORTRAN(mpi_scan, MPI_SCAN, Bytes(*count, Type(type)), sendbuf, recvbuf, count, type, op, comm, ierr)
+TD_FORTRAN(mpi_exscan, MPI_EXSCAN, Bytes(*count, Type(type)), sendbuf, recvbuf, count, type, op, comm, ierr)
+TD_FORTRAN(mpi_reduce_scatter, MPI_REDUCE_SCATTER, ReduceScatterBytes(recvcounts, Type(type), Comm(comm)), sendbuf,
+           recvbuf, recvcounts, type, op, comm, ierr)
+TD_FORTRAN(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
+           ReduceScatterBlockBytes(*recvcount, Type(type), Comm(comm)), sendbuf, recvbuf, recvcount, type, op, comm,
+           ierr)
+TD_FORTRAN(mpi_gather, MPI_GATHER,
+           GatherBytes(InPlace(sendbuf), *sendcount, Type(sendtype), *recvcount, Type(recvtype)), sendbuf, sendcount,
            sendtype, recvbuf, recvcount, recvtype, root, comm, ierr)
-TD_FORTRAN(mpi_allgather, GatherBytes(InPlace(sendbuf), *sendcount, Type(sendtype), *recvcount, Type(recvtype)),
-           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
-TD_FORTRAN(mpi_allgatherv,
-           GathervBytes(InPlace(sendbuf), *sendcount, Type(sendtype), recvcounts, Type(recvtype), Comm(comm)),
-           sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierr)
-TD_FORTRAN(mpi_alltoall,
-           AlltoallBytes(InPlace(sendbuf), *sendcount, Type(sendtype), *recvcount, Type(recvtype), Comm(comm)),
-           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
-TD_FORTRAN(mpi_alltoallv,
+TD_FORTRAN(mpi_gatherv, MPI_GATHERV,
+           GathervBytes(InPlace(sendbuf), *sendcount, Type(sendtype), recvcounts, Type(recvtype), Comm(comm)), sendbuf,
+           sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierr)
+TD_FORTRAN(mpi_scatter, MPI_SCATTER, ScatterBytes(*root, Comm(comm), *sendcount, Type(sendtype)), sendbuf, sendcount,
+           sendtype, recvbuf, recvcount, recvtype, root, comm, ierr)
+TD_FORTRAN(mpi_scatterv, MPI_SCATTERV, ScattervBytes(*root, Comm(comm), sendcounts, Type(sendtype)), sendbuf,
+           sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr)
+TD_FORTRAN(mpi_allgather, MPI_ALLGATHER,
+           GatherBytes(InPlace(sendbuf), *sendcount, Type(sendtype), *recvcount, Type(recvtype)), sendbuf, sendcount,
+           sendtype, recvbuf, recvcount, recvtype, comm, ierr)
+TD_FORTRAN(mpi_allgatherv, MPI_ALLGATHERV,
+           GathervBytes(InPlace(sendbuf), *sendcount, Type(sendtype), recvcounts, Type(recvtype), Comm(comm)), sendbuf,
+           sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierr)
+TD_FORTRAN(mpi_alltoall, MPI_ALLTOALL,
+           AlltoallBytes(InPlace(sendbuf), *sendcount, Type(sendtype), *recvcount, Type(recvtype), Comm(comm)), sendbuf,
+           sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
+TD_FORTRAN(mpi_alltoallv, MPI_ALLTOALLV,
            AlltoallvBytes(InPlace(sendbuf), sendcounts, Type(sendtype), recvcounts, Type(recvtype), Comm(comm)),
            sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierr)
 
 // Non-blocking collectives: the posting call's time and bytes.
-TD_FORTRAN(mpi_ibarrier, 0, comm, request, ierr)
-TD_FORTRAN(mpi_ibcast, Bytes(*count, Type(type)), buf, count, type, root, comm, request, ierr)
-TD_FORTRAN(mpi_ireduce, Bytes(*count, Type(type)), sendbuf, recvbuf, count, type, op, root, comm, request, ierr)
-TD_FORTRAN(mpi_iallreduce, Bytes(*count, Type(type)), sendbuf, recvbuf, count, type, op, comm, request, ierr)
-TD_FORTRAN(mpi_igather, GatherBytes(InPlace(sendbuf), *sendcount, Type(sendtype), *recvcount, Type(recvtype)),
-           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierr)
-TD_FORTRAN(mpi_iscatter, ScatterBytes(*root, Comm(comm), *sendcount, Type(sendtype)), sendbuf, sendcount, sendtype,
-           recvbuf, recvcount, recvtype, root, comm, request, ierr)
-TD_FORTRAN(mpi_iallgather, GatherBytes(InPlace(sendbuf), *sendcount, Type(sendtype), *recvcount, Type(recvtype)),
-           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
-TD_FORTRAN(mpi_ialltoall,
-           AlltoallBytes(InPlace(sendbuf), *sendcount, Type(sendtype), *recvcount, Type(recvtype), Comm(comm)),
-           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
+TD_FORTRAN(mpi_ibarrier, MPI_IBARRIER, 0, comm, request, ierr)
+TD_FORTRAN(mpi_ibcast, MPI_IBCAST, Bytes(*count, Type(type)), buf, count, type, root, comm, request, ierr)
+TD_FORTRAN(mpi_ireduce, MPI_IREDUCE, Bytes(*count, Type(type)), sendbuf, recvbuf, count, type, op, root, comm, request,
+           ierr)
+TD_FORTRAN(mpi_iallreduce, MPI_IALLREDUCE, Bytes(*count, Type(type)), sendbuf, recvbuf, count, type, op, comm, request,
+           ierr)
+TD_FORTRAN(mpi_igather, MPI_IGATHER,
+           GatherBytes(InPlace(sendbuf), *sendcount, Type(sendtype), *recvcount, Type(recvtype)), sendbuf, sendcount,
+           sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierr)
+TD_FORTRAN(mpi_iscatter, MPI_ISCATTER, ScatterBytes(*root, Comm(comm), *sendcount, Type(sendtype)), sendbuf, sendcount,
+           sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierr)
+TD_FORTRAN(mpi_iallgather, MPI_IALLGATHER,
+           GatherBytes(InPlace(sendbuf), *sendcount, Type(sendtype), *recvcount, Type(recvtype)), sendbuf, sendcount,
+           sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
+TD_FORTRAN(mpi_ialltoall, MPI_IALLTOALL,
+           AlltoallBytes(InPlace(sendbuf), *sendcount, Type(sendtype), *recvcount, Type(recvtype), Comm(comm)), sendbuf,
+           sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
 
 // One-sided synchronisation.
-TD_FORTRAN(mpi_win_fence, 0, assertion, win, ierr)
-TD_FORTRAN(mpi_win_lock, 0, lock_type, rank, assertion, win, ierr)
-TD_FORTRAN(mpi_win_unlock, 0, rank, win, ierr)
-TD_FORTRAN(mpi_win_lock_all, 0, assertion, win, ierr)
-TD_FORTRAN(mpi_win_unlock_all, 0, win, ierr)
-TD_FORTRAN(mpi_win_flush, 0, rank, win, ierr)
-TD_FORTRAN(mpi_win_flush_all, 0, win, ierr)
+TD_FORTRAN(mpi_win_fence, MPI_WIN_FENCE, 0, assertion, win, ierr)
+TD_FORTRAN(mpi_win_lock, MPI_WIN_LOCK, 0, lock_type, rank, assertion, win, ierr)
+TD_FORTRAN(mpi_win_unlock, MPI_WIN_UNLOCK, 0, rank, win, ierr)
+TD_FORTRAN(mpi_win_lock_all, MPI_WIN_LOCK_ALL, 0, assertion, win, ierr)
+TD_FORTRAN(mpi_win_unlock_all, MPI_WIN_UNLOCK_ALL, 0, win, ierr)
+TD_FORTRAN(mpi_win_flush, MPI_WIN_FLUSH, 0, rank, win, ierr)
+TD_FORTRAN(mpi_win_flush_all, MPI_WIN_FLUSH_ALL, 0, win, ierr)

@@ -249,24 +249,26 @@ TD_MPI_EXPORT int MPI_Finalize(void) {
   return PMPI_Finalize();
 }
 
-// Fortran (gfortran's names): mpif.h and `use mpi` call mpi_init_ etc.;
-// Open MPI's `use mpi_f08` calls mpi_init_f08_ etc., whose error argument
-// is optional (null when left out).
-TD_MPI_EXPORT void mpi_init_(MPI_Fint* ierr) { FortranInitVia("mpi_init_", ierr); }
-TD_MPI_EXPORT void mpi_init_thread_(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr) {
-  FortranInitThreadVia("mpi_init_thread_", required, provided, ierr);
-}
-TD_MPI_EXPORT void mpi_finalize_(MPI_Fint* ierr) { FortranFinalizeVia("mpi_finalize_", ierr); }
-TD_MPI_EXPORT void mpi_init_f08_(MPI_Fint* ierr) { FortranInitVia("mpi_init_f08_", ierr); }
-TD_MPI_EXPORT void mpi_init_thread_f08_(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr) {
-  FortranInitThreadVia("mpi_init_thread_f08_", required, provided, ierr);
-}
-TD_MPI_EXPORT void mpi_finalize_f08_(MPI_Fint* ierr) { FortranFinalizeVia("mpi_finalize_f08_", ierr); }
-TD_MPI_EXPORT void mpi_abort_(MPI_Fint* comm, MPI_Fint* code, MPI_Fint* ierr) {
-  FortranAbortVia("mpi_abort_", comm, code, ierr);
-}
-TD_MPI_EXPORT void mpi_abort_f08_(MPI_Fint* comm, MPI_Fint* code, MPI_Fint* ierr) {
-  FortranAbortVia("mpi_abort_f08_", comm, code, ierr);
-}
+// Fortran: MPI_INIT, MPI_INIT_THREAD, MPI_FINALIZE and MPI_ABORT under one
+// spelling, each forwarding to the next definition of its own name.
+#define TD_FORTRAN_LIFECYCLE(init, init_thread, finalize, abort)                           \
+  TD_MPI_EXPORT void init(MPI_Fint* ierr) { FortranInitVia(#init, ierr); }                 \
+  TD_MPI_EXPORT void init_thread(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr) { \
+    FortranInitThreadVia(#init_thread, required, provided, ierr);                          \
+  }                                                                                        \
+  TD_MPI_EXPORT void finalize(MPI_Fint* ierr) { FortranFinalizeVia(#finalize, ierr); }     \
+  TD_MPI_EXPORT void abort(MPI_Fint* comm, MPI_Fint* code, MPI_Fint* ierr) {               \
+    FortranAbortVia(#abort, comm, code, ierr);                                             \
+  }
+
+// gfortran's names: mpif.h and `use mpi` call mpi_init_ etc.; Open MPI's
+// `use mpi_f08` calls mpi_init_f08_ etc., whose error argument is optional
+// (null when left out). Then the other names Open MPI's libmpi_mpifh
+// exports for other compilers' name mangling (docs/hpc.md, "Fortran").
+TD_FORTRAN_LIFECYCLE(mpi_init_, mpi_init_thread_, mpi_finalize_, mpi_abort_)
+TD_FORTRAN_LIFECYCLE(mpi_init_f08_, mpi_init_thread_f08_, mpi_finalize_f08_, mpi_abort_f08_)
+TD_FORTRAN_LIFECYCLE(mpi_init, mpi_init_thread, mpi_finalize, mpi_abort)
+TD_FORTRAN_LIFECYCLE(mpi_init__, mpi_init_thread__, mpi_finalize__, mpi_abort__)
+TD_FORTRAN_LIFECYCLE(MPI_INIT, MPI_INIT_THREAD, MPI_FINALIZE, MPI_ABORT)
 
 }  // extern "C"

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "runtime/uarch/event_names.h"
 #include "runtime/analysis/perf_case.h"
@@ -19,6 +21,23 @@ std::optional<double> GroupCoverage(const Region& region, size_t group) {
   }
   if (enabled <= 0) return std::nullopt;
   return running / enabled;
+}
+
+std::optional<size_t> EventNamed(const RunData& data, const std::string& name) {
+  if (const auto exact = data.EventIndex(name)) return exact;
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> kAliases = {
+      {"instructions", {"INST_RETIRED.ANY", "INST_RETIRED.ANY_P", "ex_ret_instr", "INST_RETIRED", "sim.instructions"}},
+      {"cycles", {"cpu-cycles", "CPU_CLK_UNHALTED.THREAD", "CPU_CLK_UNHALTED.CORE", "ls_not_halted_cyc", "CPU_CYCLES"}},
+  };
+  for (const auto& [alias, events] : kAliases) {
+    if (!absl::EqualsIgnoreCase(alias, name)) continue;
+    for (const std::string& event : events) {
+      for (size_t i = 0; i < data.layout.events.size(); ++i) {
+        if (absl::EqualsIgnoreCase(data.layout.events[i].name, event)) return i;
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<double> ScaledRegionCount(const RunData& data, const Region& region,

@@ -42,6 +42,11 @@ RunAnalysis AnalyzeRun(const RunData& data, const DefinitionLibrary& library,
 std::optional<double> ScaledRegionCount(const RunData& data, const Region& region,
                                         size_t event_index, bool exclusive = false);
 
+// The recorded event `name` names: itself, or for "instructions" and
+// "cycles" the event that counts them on the run's PMU (or the simulator),
+// so that a rule or a comparison holds for runs of any backend.
+std::optional<size_t> EventNamed(const RunData& data, const std::string& name);
+
 // Memory-controller bytes of the region's time window (socket-wide, from the
 // events with a cpu and bytes_per_count) as metrics Socket_Read_Bytes,
 // Socket_Write_Bytes and Socket_Memory_Bytes; nothing when none was counted.

@@ -93,6 +93,7 @@ void MergeViews(JobView* into, JobView later, bool keep_rows, std::vector<std::m
     MergeSpread(&r.wall_ns, region.wall_ns);
     MergeSpread(&r.task_clock_ns, region.task_clock_ns);
     MergeSpread(&r.mpi_share, region.mpi_share);
+    r.counts.Add(region.counts);
     for (auto& [node_name, spread] : region.level1) {
       // A plain local: C++20 lets lambdas capture structured bindings, clang 14 does not yet.
       const auto& node = node_name;
@@ -252,6 +253,10 @@ std::string JobTableText(const JobTable& table, int indent) {
       region["ranks"] = std::move(rows);
     }
     if (r.mpi_share.ranks != 0) region["mpi_share"] = SpreadJson(r.mpi_share);
+    if (r.counts.ranks != 0) {  // left out where no rank counted both: older readers need not know
+      region["counts"] = {
+          {"instructions", r.counts.instructions}, {"cycles", r.counts.cycles}, {"ranks", r.counts.ranks}};
+    }
     regions.push_back(std::move(region));
   }
   nlohmann::json hosts = nlohmann::json::array();
@@ -348,6 +353,10 @@ absl::StatusOr<JobTable> JobTableFromJson(const nlohmann::json& json, const std:
       r.wall_ns = SpreadFromJson(region.at("wall_ns"));
       r.task_clock_ns = SpreadFromJson(region.at("task_clock_ns"));
       if (region.contains("mpi_share")) r.mpi_share = SpreadFromJson(region.at("mpi_share"));
+      if (region.contains("counts")) {
+        const auto& c = region.at("counts");
+        r.counts = {c.at("instructions").get<double>(), c.at("cycles").get<double>(), c.at("ranks").get<size_t>()};
+      }
       for (const auto& [node, s] : region.at("level1").items()) r.level1.emplace_back(node, SpreadFromJson(s));
       std::map<int, uint64_t> bins;
       for (const auto& bin : region.at("wall_histogram")) bins[bin.at(0).get<int>()] += bin.at(1).get<uint64_t>();

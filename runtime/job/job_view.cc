@@ -99,6 +99,12 @@ void AddMpiShare(const RegionOnRank& on_rank, Spread* share) {
   }
 }
 
+void CountTotals::Add(const CountTotals& other) {
+  instructions += other.instructions;
+  cycles += other.cycles;
+  ranks += other.ranks;
+}
+
 void Spread::Add(double value, int64_t rank) {
   if (ranks == 0 || value < min) min = value;
   if (ranks == 0 || value > max) {
@@ -119,6 +125,8 @@ RankSummary SummarizeRank(const RunData& run, const RunAnalysis* analysis, std::
   summary.regions.reserve(run.regions.size() + 1);
   AddProgramRegion(run, rank, &summary);
   const std::vector<ThreadSpread> spreads = TeamSpreads(run);
+  const std::optional<size_t> instructions = EventNamed(run, "instructions");
+  const std::optional<size_t> cycles = EventNamed(run, "cycles");
   for (size_t r = 0; r < run.regions.size(); ++r) {
     const Region& region = run.regions[r];
     const RegionTotals totals = Totals(region, run.layout.events.size());
@@ -131,6 +139,11 @@ RankSummary SummarizeRank(const RunData& run, const RunAnalysis* analysis, std::
     row.on_rank.threads = spreads[r].threads;
     if (spreads[r].mean > 0) row.on_rank.thread_imbalance = spreads[r].Imbalance();
     if (run.mpi_outside_regions) row.on_rank.mpi = totals.mpi;  // libtd-mpi timed this rank's MPI calls
+    if (instructions && cycles) {
+      const auto i = ScaledRegionCount(run, region, *instructions);
+      const auto c = ScaledRegionCount(run, region, *cycles);
+      if (i && c) row.counts = {*i, *c, 1};
+    }
     if (trees && r < analysis->regions.size()) {
       for (const TreeNode& node : analysis->regions[r].tree) {
         if (node.level == 1 && node.value) row.level1.emplace_back(node.name, *node.value);
@@ -198,6 +211,7 @@ absl::StatusOr<JobView> BuildJobView(std::vector<RankSummary> runs) {
       if (on_rank.task_clock_ns) across.task_clock_ns.Add(*on_rank.task_clock_ns, rank);
       AddMpiShare(on_rank, &across.mpi_share);
       across.ranks.push_back(on_rank);
+      across.counts.Add(region.counts);
       for (const auto& node : region.level1) {
         auto spread = std::find_if(across.level1.begin(), across.level1.end(),
                                    [&](const auto& entry) { return entry.first == node.first; });

@@ -48,6 +48,17 @@ struct RegionOnRank {
   std::optional<double> thread_imbalance;
 };
 
+// Σ instructions and Σ cycles of a region over the ranks that counted both
+// (each rank's counts scaled and summed over its threads): what td compare
+// splits computation scalability with (job_compare.h). Sums, so tables merge
+// by adding them.
+struct CountTotals {
+  double instructions = 0;
+  double cycles = 0;
+  size_t ranks = 0;  // 0: no rank counted both
+  void Add(const CountTotals& other);
+};
+
 struct RegionAcrossRanks {
   std::string path;
   int depth = 0;  // 0 at top level
@@ -64,6 +75,7 @@ struct RegionAcrossRanks {
   std::vector<std::pair<std::string, Spread>> level1;
   // POP efficiencies and wait states (job_metrics.h); ranks 0 without rows.
   Efficiency efficiency;
+  CountTotals counts;
 };
 
 // The whole-program region every rank gets in a job view (docs/hpc.md): from
@@ -105,6 +117,7 @@ struct RankRegion {
   std::string path;
   RegionOnRank on_rank;
   std::vector<std::pair<std::string, double>> level1;  // node -> fraction, in tree order; empty without a tree
+  CountTotals counts;  // the rank's instructions and cycles (ranks 1), where it counted both
 };
 struct RankSummary {
   std::string file;  // named in errors

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <optional>
 
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
@@ -34,26 +33,6 @@ bool IsNode(const TopDownResult& tree, const std::string& name) {
   return false;
 }
 
-// The recorded event a metric names: itself, or for `instructions` and
-// `cycles` the event that counts them on the run's PMU (or the simulator), so
-// that one rule gates runs of any backend.
-std::optional<size_t> EventFor(const RunData& data, const std::string& metric) {
-  if (const auto exact = data.EventIndex(metric)) return exact;
-  static const std::vector<std::pair<std::string, std::vector<std::string>>> kAliases = {
-      {"instructions", {"INST_RETIRED.ANY", "INST_RETIRED.ANY_P", "ex_ret_instr", "INST_RETIRED", "sim.instructions"}},
-      {"cycles", {"cpu-cycles", "CPU_CLK_UNHALTED.THREAD", "CPU_CLK_UNHALTED.CORE", "ls_not_halted_cyc", "CPU_CYCLES"}},
-  };
-  for (const auto& [name, events] : kAliases) {
-    if (!absl::EqualsIgnoreCase(name, metric)) continue;
-    for (const std::string& event : events) {
-      for (size_t i = 0; i < data.layout.events.size(); ++i) {
-        if (absl::EqualsIgnoreCase(data.layout.events[i].name, event)) return i;
-      }
-    }
-  }
-  return std::nullopt;
-}
-
 // The metric of region `r` (its inclusive value), or of the top-level
 // regions together when r < 0.
 std::optional<double> ValueOf(const GateRun& run, int r, const std::string& metric) {
@@ -79,7 +58,7 @@ std::optional<double> ValueOf(const GateRun& run, int r, const std::string& metr
     }
     return total;
   }
-  if (const auto event = EventFor(data, metric)) {
+  if (const auto event = EventNamed(data, metric)) {
     std::optional<double> total;
     for (int i : regions) {
       if (const auto v = ScaledRegionCount(data, data.regions[static_cast<size_t>(i)], *event)) {

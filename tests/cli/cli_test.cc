@@ -838,10 +838,12 @@ TEST(CliJob, TwoJobsCompareRegionByRegion) {
             "path,a_ranks,a_wall_mean_ns,a_wall_max_ns,a_imbalance,a_slowest_rank,"
             "b_ranks,b_wall_mean_ns,b_wall_max_ns,b_imbalance,b_slowest_rank,speedup,reference,"
             "a_useful_ns,b_useful_ns,a_parallel_efficiency,b_parallel_efficiency,computation_scalability,"
-            "a_global_efficiency,b_global_efficiency");
+            "a_global_efficiency,b_global_efficiency,scaling,instruction_scalability,ipc_scalability,"
+            "frequency_scalability,a_ipc,b_ipc");
   while (std::getline(lines, line)) {
     std::vector<std::string> fields = absl::StrSplit(line, ',');
-    ASSERT_EQ(fields.size(), 20u) << line;
+    ASSERT_EQ(fields.size(), 26u) << line;
+    EXPECT_EQ(fields[20], "strong") << line;
     EXPECT_EQ(fields[12], "b") << "B has fewer ranks: the reference";
     EXPECT_EQ(fields[17], "") << "no MPI times (no libtd-mpi): no scalability";
     rows[fields[0]] = fields;
@@ -1200,7 +1202,7 @@ TEST(CliJob, CompareTwoJobFilesGivesTheirScalability) {
   const Outcome text = Td({"compare", two, four});
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_TRUE(Contains(text.out, "job ((program)): computation scalability 0.896, global efficiency A 0.954, B 0.818 "
-                                  "(reference: A)"))
+                                  "(reference: A; strong scaling)"))
       << text.out;
   const std::vector<std::string> text_lines = LinesOf(text.out);
   EXPECT_NE(FindRow(text_lines, {"solve", "2", "4", "1.496", "s", "1.731", "s", "0.864", "0.936", "0.901", "0.936",

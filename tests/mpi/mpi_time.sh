@@ -14,6 +14,12 @@
 #   no-fortran  1 rank, mpi_no_fortran.c (beside SOURCE): libtd-mpi's Fortran
 #            entry points without Open MPI's Fortran library return
 #            MPI_ERR_INTERN in their error argument instead of crashing
+#   fortran-names  2 ranks, mpi_fortran_names.c (beside SOURCE) linked with
+#            libtd-mpi and Open MPI's libmpi_mpifh: an MPI_Send/MPI_Recv pair
+#            through each name libmpi_mpifh exports (mpi_send_, mpi_send,
+#            mpi_send__, MPI_SEND) is timed once, with its exact bytes; the
+#            ranks write one job file, as MPI_INIT and mpi_finalize__ (other
+#            spellings too) went through libtd-mpi
 # Exits 77 (skipped), saying why, where mpicc, mpirun or libtd-mpi is missing.
 set -euo pipefail
 mode=$1 src=$2 mpicc=$3 mpirun=$4 libtdmpi=$5 libtd=$6 include=$7 td=$8
@@ -89,6 +95,32 @@ no-fortran)
     [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[3]}" ] && [ "${BASH_REMATCH[2]}" = "${BASH_REMATCH[3]}" ] ||
     fail "expected MPI_ERR_INTERN from both entry points: $line"
   echo "mpi_time no-fortran: $line"
+  ;;
+fortran-names)
+  # libmpi_mpifh after libtd-mpi, kept though nothing resolves to it at link
+  # time: libtd-mpi's entry points find its definitions with RTLD_NEXT.
+  fortran_lib=$(dirname "$(ldd "$dir/prog" | awk '/libmpi\.so/ {print $3}')")/libmpi_mpifh.so
+  [ -f "$fortran_lib" ] || skip "Open MPI's Fortran library (libmpi_mpifh) not found (Debian: libopenmpi-dev)"
+  "$mpicc" -O1 -I"$include" "$(dirname "$src")/mpi_fortran_names.c" "$libtdmpi" -Wl,--no-as-needed "$fortran_lib" \
+    "$libtd" -Wl,-rpath,"$libdir":"$(dirname "$libtdmpi")" -o "$dir/names" || fail "build fortran-names"
+  mkdir "$dir/out"
+  "$mpirun" "${flags[@]}" -np 2 -x TD_OUTPUT_DIR="$dir/out" "$dir/names" >"$dir/out.txt" 2>"$dir/err.txt" \
+    || fail "mpirun exited with $?"
+  [ "$(grep -c '^rank [01] ierr=0 0 0 0 0 0$' "$dir/out.txt")" -eq 2 ] || fail "expected MPI_SUCCESS from every call"
+  # One job file, no rank file: MPI_INIT and mpi_finalize__ went through libtd-mpi.
+  job=$(ls "$dir"/out/*-job.json) && [ "$(ls "$dir/out" | wc -l)" -eq 1 ] ||
+    fail "expected one job file, found: $(ls "$dir/out")"
+  python3 - "$job" <<'PY' || fail "checks"
+import json, sys
+regions = {r["path"]: r for r in json.load(open(sys.argv[1]))["regions"]}
+# [ns, calls, bytes] per rank: one call each side, 4 bytes per int sent.
+for ints, path in enumerate(("gfortran", "plain", "f2c", "upper"), start=1):
+    mpi = {row[0]: row[4] for row in regions[path]["ranks"]}
+    for rank, (ns, calls, nbytes) in mpi.items():
+        assert calls == 1 and nbytes == 4 * ints and ns > 0, (path, rank, ns, calls, nbytes)
+    assert sorted(mpi) == [0, 1], (path, mpi)
+print("mpi_time fortran-names: mpi_send_, mpi_send, mpi_send__, MPI_SEND (and their mpi_recv): 1 call, 4/8/12/16 B")
+PY
   ;;
 *) fail "unknown mode" ;;
 esac

@@ -2,9 +2,10 @@
 // only one job ran marked instead of given a speedup; the POP scalability
 // between them (computation scalability = Σ useful time of the job with
 // fewer ranks / Σ useful time of the other; global efficiency = parallel
-// efficiency × computation scalability), from hand-made rows and from the
-// two job files of tests/data (a real 2-rank and 4-rank job of
-// tests/mpi/mpi_phases.c scaling).
+// efficiency × computation scalability), its split by instructions and IPC
+// and its weak-scaling form, from hand-made rows and from the two job files
+// of tests/data (a real 2-rank and 4-rank job of tests/mpi/mpi_phases.c
+// scaling).
 #include "runtime/job/job_compare.h"
 
 #include <algorithm>
@@ -49,11 +50,12 @@ TEST(JobComparison, MatchesRegionsByPathAndMarksOneSidedOnes) {
             "path,a_ranks,a_wall_mean_ns,a_wall_max_ns,a_imbalance,a_slowest_rank,"
             "b_ranks,b_wall_mean_ns,b_wall_max_ns,b_imbalance,b_slowest_rank,speedup,reference,"
             "a_useful_ns,b_useful_ns,a_parallel_efficiency,b_parallel_efficiency,computation_scalability,"
-            "a_global_efficiency,b_global_efficiency\n"
-            "main,4,4000000000,4400000000,1.1000,3,8,2000000000,2200000000,1.1000,7,2.0000,a,,,,,,,\n"
-            "main/solve,4,3000000000,3600000000,1.2000,3,8,1000000000,1500000000,1.5000,7,3.0000,a,,,,,,,\n"
-            "main/old_io,4,100000000,100000000,1.0000,3,,,,,,,a,,,,,,,\n"
-            "main/new_io,,,,,,8,50000000,60000000,1.2000,7,,a,,,,,,,\n");
+            "a_global_efficiency,b_global_efficiency,scaling,instruction_scalability,ipc_scalability,"
+            "frequency_scalability,a_ipc,b_ipc\n"
+            "main,4,4000000000,4400000000,1.1000,3,8,2000000000,2200000000,1.1000,7,2.0000,a,,,,,,,,strong,,,,,\n"
+            "main/solve,4,3000000000,3600000000,1.2000,3,8,1000000000,1500000000,1.5000,7,3.0000,a,,,,,,,,strong,,,,,\n"
+            "main/old_io,4,100000000,100000000,1.0000,3,,,,,,,a,,,,,,,,strong,,,,,\n"
+            "main/new_io,,,,,,8,50000000,60000000,1.2000,7,,a,,,,,,,,strong,,,,,\n");
   const std::string text = FormatJobComparisonText(a, b);
   EXPECT_NE(text.find("A: solver, job a, 4 ranks"), std::string::npos) << text;
   EXPECT_NE(text.find("B: solver, job b, 8 ranks"), std::string::npos) << text;
@@ -108,7 +110,7 @@ TEST(JobComparison, ScalabilityAgainstTheJobWithFewerRanks) {
 
   const std::string csv = FormatJobComparisonCsv(two, four);
   EXPECT_NE(csv.find("\nsolve,2,10000000,10000000,1.0000,0,4,6000000,6000000,1.0000,0,1.6667,a,"
-                     "18000000,21000000,0.9000,0.8750,0.8571,0.9000,0.7500\n"),
+                     "18000000,21000000,0.9000,0.8750,0.8571,0.9000,0.7500,strong,,,,,\n"),
             std::string::npos)
       << csv;
   // Given the larger job first, the reference is B: the same scalability.
@@ -134,13 +136,63 @@ TEST(JobComparison, ScalabilityAgainstTheJobWithFewerRanks) {
   EXPECT_FALSE(ScalabilityOf(bare.regions.at(0), four.regions.at(0), true).has_value());
 }
 
+// Instructions and cycles per rank (CountTotals) summed into the region,
+// kept through the job file's text and added when tables merge; then split
+// as computation = instruction × IPC × frequency scalability. 2 ranks:
+// useful 8 + 10 ms, 3 G instructions in 2 G cycles (IPC 1.5); 4 ranks:
+// useful 4 × 6 ms (Σ 24: computation scalability 18 / 24 = 0.75), 4 G in
+// 4 G cycles (IPC 1): instruction scalability 0.75, IPC 2 / 3, frequency 1.5.
+TEST(JobComparison, CountsSplitTheComputationScalability) {
+  auto counted = [](RankSummary r, double instructions, double cycles) {
+    r.regions.at(0).counts = {instructions, cycles, 1};
+    return r;
+  };
+  const JobView two = View({counted(Rank(0, 2, "two", 10'000'000, 2'000'000), 1e9, 1e9),
+                            counted(Rank(1, 2, "two", 10'000'000, 0), 2e9, 1e9)});
+  std::vector<RankSummary> four_ranks;
+  for (int k = 0; k < 4; ++k) four_ranks.push_back(counted(Rank(k, 4, "four", 6'000'000, 0), 1e9, 1e9));
+  const JobView four = View(std::move(four_ranks));
+  EXPECT_DOUBLE_EQ(two.regions.at(0).counts.instructions, 3e9);
+  EXPECT_EQ(two.regions.at(0).counts.ranks, 2u);
+
+  // The job file keeps the sums; two tables of one job's ranks add them.
+  const absl::StatusOr<JobTable> read = ParseJobTable(JobTableText(TableOfView(four), 1), "four");
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_DOUBLE_EQ(read->view.regions.at(0).counts.cycles, 4e9);
+  EXPECT_EQ(read->view.regions.at(0).counts.ranks, 4u);
+  absl::StatusOr<JobTable> merged =
+      ParseJobTable(JobTableText(TableOfView(View({counted(Rank(0, 2, "two", 1, 0), 1e9, 1e9)})), 1), "0");
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  ASSERT_TRUE(MergeJobTables(&*merged, TableOfView(View({counted(Rank(1, 2, "two", 1, 0), 2e9, 1e9)}))).ok());
+  EXPECT_DOUBLE_EQ(merged->view.regions.at(0).counts.instructions, 3e9);
+  EXPECT_EQ(merged->view.regions.at(0).counts.ranks, 2u);
+
+  const std::optional<Scalability> s = ScalabilityOf(two.regions.at(0), read->view.regions.at(0), true);
+  ASSERT_TRUE(s.has_value() && s->counts.has_value());
+  EXPECT_DOUBLE_EQ(s->computation_scalability, 0.75);
+  EXPECT_DOUBLE_EQ(s->counts->a_ipc, 1.5);
+  EXPECT_DOUBLE_EQ(s->counts->b_ipc, 1.0);
+  EXPECT_DOUBLE_EQ(s->counts->instruction_scalability, 0.75);
+  EXPECT_DOUBLE_EQ(s->counts->ipc_scalability, 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(s->counts->frequency_scalability, 1.5);
+  // Weak: the means per rank (9 against 6 ms, 1.5 G against 1 G instructions).
+  const std::optional<Scalability> weak = ScalabilityOf(two.regions.at(0), four.regions.at(0), true, Scaling::kWeak);
+  ASSERT_TRUE(weak.has_value() && weak->counts.has_value());
+  EXPECT_DOUBLE_EQ(weak->computation_scalability, 1.5);
+  EXPECT_DOUBLE_EQ(weak->counts->instruction_scalability, 1.5);
+  EXPECT_DOUBLE_EQ(weak->counts->frequency_scalability, 1.5);
+  // A job without counts: no split.
+  const JobView bare = View({Rank(0, 2, "x", 10'000'000, 0), Rank(1, 2, "x", 10'000'000, 0)});
+  EXPECT_FALSE(ScalabilityOf(bare.regions.at(0), four.regions.at(0), true)->counts.has_value());
+}
+
 // Two real jobs (tests/data, docs/hpc.md#scalability-between-two-rank-counts):
 // 2 and 4 ranks of mpi_phases scaling. The values are worked out from the
 // files' per-rank rows [rank, calls, wall_ns, task_clock_ns, [mpi_ns, …]]
 // by hand (Python): Σ (wall − MPI) over the ranks, and the parallel
 // efficiency (mean useful / max useful) × (max useful / longest wall).
-constexpr double kSolveUsefulTwo = 1495551547;   // 2 ranks, "solve"
-constexpr double kSolveUsefulFour = 1730871150;  // 4 ranks, "solve"
+constexpr double kSolveUsefulTwo = 1495551547;                                          // 2 ranks, "solve"
+constexpr double kSolveUsefulFour = 1730871150;                                         // 4 ranks, "solve"
 constexpr double kSolveGlobalFour = 0.9009045305 * kSolveUsefulTwo / kSolveUsefulFour;  // 0.7784
 constexpr double kProgramScalability = 1754103584.0 / 1958298378.0;                     // 0.8957
 

@@ -26,16 +26,18 @@ namespace {
 // A directory of one job's files (rank files, job files), or a job file.
 bool IsJob(const std::string& operand) { return IsDirectory(operand) || td::IsJobFile(operand); }
 
-int CompareJobs(const std::string& job_a, const std::string& job_b, bool csv, bool json) {
+int CompareJobs(const std::string& job_a, const std::string& job_b, bool csv, bool json, td::Scaling scaling) {
   const auto files = [](const std::string& job) { return IsDirectory(job) ? RunFilesIn(job) : Args{job}; };
   const auto a = LoadJob(files(job_a), "");
   if (!a.ok()) return Fail(a.status().message());
   const auto b = LoadJob(files(job_b), "");
   if (!b.ok()) return Fail(b.status().message());
   if (json) {
-    std::printf("%s\n", td::DumpJson(td::JobComparisonJson(*a, *b), 1).c_str());
+    std::printf("%s\n", td::DumpJson(td::JobComparisonJson(*a, *b, scaling), 1).c_str());
   } else {
-    std::fputs((csv ? td::FormatJobComparisonCsv(*a, *b) : td::FormatJobComparisonText(*a, *b)).c_str(), stdout);
+    const std::string out =
+        csv ? td::FormatJobComparisonCsv(*a, *b, scaling) : td::FormatJobComparisonText(*a, *b, scaling);
+    std::fputs(out.c_str(), stdout);
   }
   return 0;
 }
@@ -73,18 +75,20 @@ int Gate(const std::vector<td::GateRule>& rules, const std::vector<td::RunData>&
 
 // td compare A.json B.json … [--region PATH] [--csv | --html OUT.html]
 // td compare RUN.json --regions r1,r2,… [--csv | --html OUT.html]
-// td compare JOB_A JOB_B [--csv | --json]  (a directory or a job file each)
+// td compare JOB_A JOB_B [--csv | --json] [--weak]  (a directory or a job file each)
 int Compare(const Command& self, const Args& args) {
   std::vector<std::string> files;
   std::string region_path;
   std::string region_list;
   bool csv = false;
   bool json = false;
+  bool weak = false;
   std::string html_path;
   std::vector<std::string> fail_if;
   const auto done = Flags(self)
                         .Switch("--csv", &csv)
                         .Switch("--json", &json)
+                        .Switch("--weak", &weak)
                         .Values("--fail-if", &fail_if)
                         .Value("--html", &html_path)
                         .Value("--region", &region_path)
@@ -99,8 +103,9 @@ int Compare(const Command& self, const Args& args) {
     if (!html_path.empty() || !region_path.empty() || !regions.empty() || !fail_if.empty()) {
       return Misuse("two jobs (directories or job files) are compared as text, --csv or --json only");
     }
-    return CompareJobs(files[0], files[1], csv, json);
+    return CompareJobs(files[0], files[1], csv, json, weak ? td::Scaling::kWeak : td::Scaling::kStrong);
   }
+  if (weak) return Misuse("--weak compares two jobs (directories or job files) for weak scaling");
   if (json) return Misuse("--json compares two jobs (directories or job files); runs compare as text, --csv or --html");
   if (files.empty() || (!regions.empty() && files.size() != 1) || (regions.empty() && files.size() < 2)) {
     return WrongOperands(self, "two or more runs, or one run and --regions r1,r2,…");
@@ -179,14 +184,15 @@ const cli::Command kCompareCommand = {
     "compare A.json B.json … [--region PATH] [--csv | --html OUT.html]\n"
     "compare BASE.json NEW.json --fail-if RULE [--fail-if RULE …]\n"
     "compare RUN.json --regions r1,r2,… [--csv | --html OUT.html]\n"
-    "compare JOB_A JOB_B [--csv | --json]",
+    "compare JOB_A JOB_B [--csv | --json] [--weak]",
     "runs or regions side by side: Speedup, IPC and the Top-Down nodes",
     "Lays runs, or regions of one run, side by side like the paper's Tables 4-6.\n"
     "Given two MPI jobs (each a directory of its rank or job files, or a job file),\n"
     "lays them side by side per region: ranks, mean wall time over ranks, imbalance,\n"
     "slowest rank, the speedup of B over A and, where libtd-mpi timed the MPI calls,\n"
     "the POP computation scalability and global efficiency against the job with\n"
-    "fewer ranks (docs/hpc.md).\n"
+    "fewer ranks, split into instruction, IPC and frequency scalability where both\n"
+    "jobs counted instructions and cycles (docs/hpc.md).\n"
     "\n"
     "  --region PATH    the one region compared across runs (default: every region\n"
     "                   the runs all hold, a table each; --csv and --html show the\n"
@@ -194,6 +200,8 @@ const cli::Command kCompareCommand = {
     "  --regions LIST   the regions of one run to compare, comma-separated\n"
     "  --csv            as CSV\n"
     "  --json           two jobs' comparison as JSON\n"
+    "  --weak           two jobs: weak scaling (the problem grows with the ranks):\n"
+    "                   scalability from the means per rank, not the sums\n"
     "  --html OUT.html  as HTML, written to OUT.html\n"
     "  --fail-if RULE   a regression gate: exit 1 when NEW crosses RULE against BASE.\n"
     "                   RULE is [REGION:|total:]METRIC>+LIMIT or METRIC<-LIMIT, LIMIT\n"
