@@ -536,7 +536,10 @@ RunData Runtime::Collect(const std::vector<ThreadState*>& quiet_threads) {
   DescribeRun(&data);
   std::vector<ThreadRecord> records;
   records.reserve(quiet_threads.size());
-  for (const ThreadState* thread : quiet_threads) records.push_back(thread->Record());
+  for (ThreadState* thread : quiet_threads) {
+    records.push_back(thread->Record());
+    records.back().release = [thread] { thread->ReleaseRecording(); };  // markers are off for good
+  }
   if (regions_.bound_reached()) {
     ReportProblem(Severity::kWarning,
                   absl::StrFormat("more than %d distinct region names: the later ones are recorded together as "

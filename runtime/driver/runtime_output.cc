@@ -180,7 +180,8 @@ void Runtime::WriteReports(RunData& data, bool text_report) {
       Announce(Severity::kNotice, absl::StrCat("wrote ", *path));
     }
   }
-  if (!text_report) return;
+  // Nothing to print (TD_OUTPUT=none, TD_QUIET): no cost to take out either.
+  if (!text_report || config_.text_output.kind == TextOutput::Kind::kNone || !PrintsReports(config_)) return;
   if (config_.compensate) TakeOutMarkerCost(&data);  // in place: at scale a copy would double the memory
   WriteTextReport(data);
 }

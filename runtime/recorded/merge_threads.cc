@@ -112,6 +112,7 @@ void MergeThreads(const std::vector<ThreadRecord>& threads,
       if (of[n] >= 0) data->regions[static_cast<size_t>(of[n])].threads.push_back(ThreadPart(thread, n, totals, data->layout));
     }
     std::vector<int>().swap(merged_of[t]);  // done with it: its memory goes before the next thread's parts
+    if (thread.release) thread.release();
   }
 }
 

@@ -56,6 +56,38 @@ struct CallTimeHistogram {
   int64_t ticks[kCallTimeBuckets];
 };
 
+// A thread's histograms (ThreadState), each at a byte offset that a node
+// keeps (NodeStats::call_times), so that END finds it with one add. The
+// first is shared by the nodes past kMaxHistograms and reports nothing.
+class CallTimeStore {
+ public:
+  static constexpr size_t kMaxHistograms = 512;  // 1.5 MB a thread
+
+  CallTimeHistogram& At(uint32_t offset) {
+    return *reinterpret_cast<CallTimeHistogram*>(reinterpret_cast<char*>(histograms_.data()) + offset);
+  }
+  // A new, empty histogram's offset; the shared one's (0) past the cap.
+  uint32_t Add() {
+    if (histograms_.empty()) histograms_.emplace_back();
+    if (histograms_.size() > kMaxHistograms) return 0;
+    histograms_.emplace_back();
+    return static_cast<uint32_t>((histograms_.size() - 1) * sizeof(CallTimeHistogram));
+  }
+  // The histogram at `offset` as reported: null for none (UINT32_MAX), the
+  // shared one, or an offset past the end.
+  const CallTimeHistogram* Reported(uint32_t offset) const {
+    const size_t index = offset / sizeof(CallTimeHistogram);
+    return offset == 0 || index >= histograms_.size() ? nullptr : &histograms_[index];
+  }
+  bool empty() const { return histograms_.empty(); }
+  // All of them, for a copy of the thread (thread_copy.cc) and to free them.
+  std::vector<CallTimeHistogram>& histograms() { return histograms_; }
+  const std::vector<CallTimeHistogram>& histograms() const { return histograms_; }
+
+ private:
+  std::vector<CallTimeHistogram> histograms_;
+};
+
 // A bucket's calls and their total time in ns.
 struct CallTimeBucketTotal {
   uint32_t bucket = 0;

@@ -129,7 +129,7 @@ inline bool ThreadState::CountCall(uint32_t node, int64_t wall) {
   NodeStats& stats = nodes_[node];
   stats.wall_inclusive_ticks += wall;
   if (__builtin_expect(stats.call_times == NodeStats::kNone, 0)) return false;
-  CallTimeHistogram& histogram = HistogramAt(stats.call_times);
+  CallTimeHistogram& histogram = call_times_.At(stats.call_times);
   const uint32_t bucket = CallTimeBucket(wall);
   ++histogram.counts[bucket];
   histogram.ticks[bucket] += wall;

@@ -64,8 +64,9 @@ __attribute__((no_sanitize("thread"))) std::unique_ptr<ThreadState> ThreadState:
     const size_t nodes = nodes_.size();
     c.nodes_.resize(nodes);
     CopyWords(nodes_.data(), c.nodes_.data(), nodes);
-    c.call_times_.resize(call_times_.size());
-    CopyWords(call_times_.data(), c.call_times_.data(), call_times_.size());
+    const std::vector<CallTimeHistogram>& histograms = call_times_.histograms();
+    c.call_times_.histograms().resize(histograms.size());
+    CopyWords(histograms.data(), c.call_times_.histograms().data(), histograms.size());
     c.node_words_.resize(nodes * 2 * words_);
     CopyWords(node_words_.data(), c.node_words_.data(), c.node_words_.size());
     depth = std::min(LoadOnce(depth_), frames_.size());

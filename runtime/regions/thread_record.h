@@ -29,6 +29,10 @@ struct ThreadRecord {
   // The nodes' reported values (ThreadState::ComputeTotals), worked out when
   // asked, so that a merge holds one thread's at a time.
   std::function<NodeTotals()> totals;
+  // Where set, MergeThreads calls it once the thread's parts are made: the
+  // caller (finalize) needs the nodes no more, and their memory goes before
+  // the next thread's parts are made.
+  std::function<void()> release;
 };
 
 }  // namespace td

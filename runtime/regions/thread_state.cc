@@ -50,7 +50,7 @@ void ThreadState::ResetStorage(size_t words) {
   words_ = words;
   if (words_ == 0) reader_.Forget();
   nodes_.assign(1, NodeStats{});  // node 0: the thread itself
-  call_times_.clear();
+  call_times_.histograms().clear();
   child_of_.clear();
   node_words_.assign(2 * words_, 0);
   frames_.assign(kInitialDepth, Frame{});  // no flag of an earlier frame survives
@@ -134,15 +134,9 @@ uint32_t ThreadState::AddNode(uint32_t parent, uint32_t region) {
 
 void ThreadState::AddCallTimes(uint32_t node, int64_t wall) {
   const SpinGuard growing(storage_lock_);
-  // Histogram 0 takes the calls of the nodes past the cap, and reports none.
-  if (call_times_.empty()) call_times_.emplace_back();
   NodeStats& stats = nodes_[node];
-  if (call_times_.size() > kMaxCallTimeHistograms) {
-    stats.call_times = 0;
-    return;
-  }
-  stats.call_times = static_cast<uint32_t>(call_times_.size() * sizeof(CallTimeHistogram));
-  CallTimeHistogram& histogram = call_times_.emplace_back();
+  stats.call_times = call_times_.Add();
+  CallTimeHistogram& histogram = call_times_.At(stats.call_times);
   for (const int64_t call : {stats.wall_inclusive_ticks - wall, wall}) {
     ++histogram.counts[CallTimeBucket(call)];
     histogram.ticks[CallTimeBucket(call)] += call;
@@ -235,6 +229,18 @@ ThreadRecord ThreadState::Record() const {
   record.nodes = &nodes_;
   record.totals = [this] { return ComputeTotals(); };
   return record;
+}
+
+void ThreadState::ReleaseRecording() {
+  const SpinGuard releasing(storage_lock_);  // a periodic flush still copying sees all or nothing
+  std::vector<NodeStats>(1).swap(nodes_);
+  std::vector<uint64_t>(2 * words_, 0).swap(node_words_);
+  std::vector<CallTimeHistogram>().swap(call_times_.histograms());
+  absl::flat_hash_map<uint64_t, uint32_t>().swap(child_of_);
+  std::vector<RegionSlot>().swap(regions_);  // their last nodes are gone
+  depth_ = 0;
+  top_node_ = 0;
+  UpdateLimits();
 }
 
 void ThreadState::EnableTrace(size_t capacity) {
@@ -363,7 +369,7 @@ bool ThreadState::ResetRegion(uint32_t region) {
     node.mpi_ticks = 0;
     node.mpi_calls = 0;
     node.mpi_bytes = 0;
-    if (node.call_times != NodeStats::kNone) HistogramAt(node.call_times) = CallTimeHistogram{};
+    if (node.call_times != NodeStats::kNone) call_times_.At(node.call_times) = CallTimeHistogram{};
     std::fill(inclusive, inclusive + 2 * words_, uint64_t{0});
   }
   // Open activations inside restart now, all from the same reading, so the
@@ -426,9 +432,8 @@ NodeTotals ThreadState::ComputeTotals() const {
   if (!call_times_.empty()) {
     out.call_times_ns.resize(n_nodes);
     for (uint32_t n = 0; n < n_nodes; ++n) {
-      const uint32_t at = nodes_[n].call_times;
-      if (at == NodeStats::kNone || at == 0 || at / sizeof(CallTimeHistogram) >= call_times_.size()) continue;
-      out.call_times_ns[n] = CallTimesInNs(call_times_[at / sizeof(CallTimeHistogram)], clock.ns_per_tick());
+      const CallTimeHistogram* histogram = call_times_.Reported(nodes_[n].call_times);
+      if (histogram != nullptr) out.call_times_ns[n] = CallTimesInNs(*histogram, clock.ns_per_tick());
     }
   }
   if (any_mpi_) {

@@ -59,8 +59,7 @@ class ThreadState {
   // The markers. The common case (not recursive, not tracing, room on the
   // stack, END matching the innermost BEGIN) stays here, inline in the C
   // entry points; everything else goes through the *Unusual functions.
-  // `region` may be kUnregistered where `site` has no id yet: the general
-  // path registers it.
+  // `region` may be kUnregistered (no id yet): the general path registers it.
   // Begin/End leave the marker handshake to the caller; the *AndLeave forms
   // (the C entry points' hot path) end it themselves, so that their uncommon
   // paths are tail calls and the common one needs no stack frame.
@@ -76,16 +75,12 @@ class ThreadState {
   __attribute__((always_inline)) void EndAndLeave(uint32_t region, const td_site* site) {
     EndImpl<true, Path::kSyscall>(region, site);
   }
-  // The same where the process's markers take the user-read form (the gate's
-  // MarkerForm::kUserRead): out of line, entered with a tail call, so that
-  // neither form pays for the other's tests.
-  // Each is made for the thread's group (its size, real or fake counters).
+  // The same for the user-read form (MarkerForm::kUserRead), out of line
+  // and made for the thread's group: neither form pays for the other's tests.
   void BeginUserReadAndLeave(uint32_t region, const td_site* site) { user_begin_(this, region, site); }
   void EndUserReadAndLeave(uint32_t region, const td_site* site) { user_end_(this, region, site); }
-  // What those were made for on this thread: the group's members (0: no
-  // form made, the syscall form and the general one serve instead), the
-  // snapshot word its block starts at (-1: read from the group at each
-  // marker) and whether its counters are the tests' fakes.
+  // What those were made for: the group's members (0: none made), the word
+  // its block starts at (-1: read at each marker), the tests' fake counters.
   struct MadeForms {
     uint32_t members = 0;
     int group_word = -1;
@@ -112,9 +107,8 @@ class ThreadState {
   std::atomic<uint32_t>& in_marker() { return in_marker_; }
 
   // Closes every open region as unterminated and warns; `when` names the
-  // moment. `own_thread` is false when finalize closes another thread's
-  // regions: its counters are then read through the kernel (a user-space
-  // read would read the calling CPU's counters, not that thread's).
+  // moment. `own_thread` false: another thread's, read through the kernel
+  // (a user-space read would give the calling CPU's counters).
   void CloseOpenRegions(const char* when, bool own_thread = true);
   // Thread exit: closes open regions and releases the counters; data stays.
   void Retire();
@@ -147,28 +141,22 @@ class ThreadState {
   size_t words() const { return words_; }
   size_t open_depth() const { return depth_; }
 
-  // For the owning thread, between MarkerEntered() and MarkerLeft(), and never
-  // on the marker path (likwid_markerGetRegion / likwid_markerResetRegion
-  // through runtime/driver/compat_api.h).
-  //
-  // What `region` recorded on this thread over all its call paths (its nodes
-  // are never nested in one another: a region entered while open is recursion
-  // and shares the open node): the activations that have ended, i.e. calls
-  // minus those open now. Adds their inclusive wall time to *wall_ns and their
-  // inclusive snapshot words to `words` (words() entries, may be null).
+  // For the owning thread, between MarkerEntered() and MarkerLeft(), off the
+  // marker path (likwid_markerGetRegion / ResetRegion through compat_api.h).
+  // What `region` recorded on this thread over all its call paths (never
+  // nested: a region entered while open is recursion and shares the node):
+  // its ended activations, with their inclusive wall time added to *wall_ns
+  // and their inclusive words to `words` (words() entries, may be null).
   uint64_t EndedTotals(uint32_t region, int64_t* wall_ns, uint64_t* words) const;
-  // Forgets what `region` and the regions entered inside it recorded on this
-  // thread: their nodes read as never called, and what they took from the
-  // enclosing nodes' exclusive values is given back, so those stay exact.
-  // Activations open now count from here: one call each, their time and
-  // counts from this moment. Returns false when memory ran out (nothing
-  // changed then).
+  // Forgets what `region` and the regions inside it recorded on this thread,
+  // giving back what they took from enclosing exclusive values; activations
+  // open now count from here, one call each. False: out of memory, nothing
+  // changed.
   bool ResetRegion(uint32_t region);
 
-  // libtd-mpi: one MPI call that began at `start_ticks` (ClockNow) and ends
-  // now, with `bytes`, added to the innermost open region's node (node 0
-  // outside every region). Between MarkerEntered() and MarkerLeft(), like a
-  // marker: a few adds, no lock, no allocation.
+  // libtd-mpi: one MPI call from `start_ticks` (ClockNow) to now, with
+  // `bytes`, added to the innermost open region's node (0: outside all),
+  // inside the marker handshake like a marker: no lock, no allocation.
   void AddMpiCall(int64_t start_ticks, uint64_t bytes) {
     NodeStats& node = nodes_[top_node_];
     node.mpi_ticks += Now() - start_ticks;
@@ -186,6 +174,9 @@ class ThreadState {
   NodeTotals ComputeTotals() const;
   // What the recorded-run model reads of this thread; it refers to this state.
   ThreadRecord Record() const;
+  // Finalize, once the thread's parts are merged (ThreadRecord::release):
+  // frees the nodes; markers are off for good by then.
+  void ReleaseRecording();
   // TD_FLUSH_INTERVAL: a copy made from another thread while this one records
   // on (thread_copy.cc), with the runtime's threads lock held; null when the
   // thread kept its vectors locked too long.
@@ -273,10 +264,6 @@ class ThreadState {
   // makes at its second read call (marker_forms.h).
   __attribute__((always_inline)) bool CountCall(uint32_t node, int64_t wall);
   void AddCallTimes(uint32_t node, int64_t wall);
-  // NodeStats::call_times is a byte offset into call_times_: one add on END.
-  CallTimeHistogram& HistogramAt(uint32_t offset) {
-    return *reinterpret_cast<CallTimeHistogram*>(reinterpret_cast<char*>(call_times_.data()) + offset);
-  }
   void PopUnmeasured(size_t d) {
     const Frame& frame = frames_[d];
     depth_ = d;
@@ -306,17 +293,15 @@ class ThreadState {
     reader_.ReadSoleUserInline(scratch_.data());
     AddDeltas(to, start, scratch_.data(), words_);
   }
-  // The cold ends of the user-read forms made for a group size (where the
-  // copied pages cannot serve), as tail calls that find the frame again from
-  // the depth, so that the forms keep nothing across a call: BEGIN's read
-  // and clock for the frame just opened, END's read and add for the one
-  // just closed (depth_ has moved past it; its slot is intact).
+  // The cold ends of the user-read forms made for a group size (the copied
+  // pages cannot serve), tail calls that find the frame again from the depth
+  // so that the forms keep nothing across a call: BEGIN's read and clock,
+  // END's read and add (depth_ has moved past it; its slot is intact).
   template <bool kLeave>
   __attribute__((noinline)) void ReadBegunFrameAgain();
   template <bool kLeave>
   __attribute__((noinline)) void AddEndedFrameSlowly();
-  // The software form's cold ends, the same way: its read went wrong
-  // (MarkerReader::SoleReadFailed), for the frame just opened or closed.
+  // The software form's cold ends, the same way: its read went wrong.
   template <bool kLeave>
   __attribute__((noinline)) void SoleReadFailedInBegin();
   template <bool kLeave>
@@ -327,16 +312,15 @@ class ThreadState {
   uint64_t InclusiveWord(const uint64_t* raw, size_t i) const {
     return i > derived_time_word_ && i <= derived_time_word_ + 3 ? raw[derived_time_source_] : raw[i];
   }
-  // Outermost calls / read outermost calls of `node` (TD_SAMPLE; only those
-  // add inclusive values), 1 when all were read.
+  // Outermost calls / read outermost calls of `node` (TD_SAMPLE), or 1.
   double Scale(const NodeStats& node) const;
   void BeginUnusual(uint32_t region, const td_site* site);
   void EndUnusual(uint32_t region, const td_site* site);
   void UseCounters(std::unique_ptr<ThreadCounters> counters);
 
   uint32_t AddParameterRegion(uint32_t base, long long parameter);
-  // The node `region` used last on this thread is checked first: a region is
-  // nearly always entered from the same parent, however many siblings it has.
+  // The node `region` used last is checked first: a region is nearly always
+  // entered from the same parent.
   uint32_t ChildOf(uint32_t parent, uint32_t region) {
     const uint32_t last = regions_[region].last_node;  // 0 (parent kNone) when none yet
     if (__builtin_expect(nodes_[last].parent == parent, 1)) return last;
@@ -380,9 +364,7 @@ class ThreadState {
   int openmp_thread_ = -1;
 
   std::vector<NodeStats> nodes_;
-  // NodeStats::call_times; 0 takes the nodes past kMaxCallTimeHistograms.
-  std::vector<CallTimeHistogram> call_times_;
-  static constexpr size_t kMaxCallTimeHistograms = 512;  // 1.5 MB a thread
+  CallTimeStore call_times_;  // NodeStats::call_times
   std::vector<uint64_t> node_words_;   // per node: inclusive words, then exclusive words
   std::vector<Frame> frames_;
   std::vector<uint64_t> frame_words_;  // per depth: the snapshot taken at BEGIN
