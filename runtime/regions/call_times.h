@@ -68,13 +68,18 @@ class CallTimeStore {
   }
   // A new, empty histogram's offset; the shared one's (0) past the cap.
   uint32_t Add() {
-    if (histograms_.empty()) histograms_.emplace_back();
+    if (histograms_.empty()) {
+      // Room for all at once: pages are touched only as histograms are made,
+      // and the vector never moves (a copy under the storage lock) later.
+      histograms_.reserve(kMaxHistograms + 1);
+      histograms_.emplace_back();
+    }
     if (histograms_.size() > kMaxHistograms) return 0;
     histograms_.emplace_back();
     return static_cast<uint32_t>((histograms_.size() - 1) * sizeof(CallTimeHistogram));
   }
-  // The histogram at `offset` as reported: null for none (UINT32_MAX), the
-  // shared one, or an offset past the end.
+  // The histogram at `offset` as reported: null for none (the two values
+  // at the top of uint32_t), the shared one, or an offset past the end.
   const CallTimeHistogram* Reported(uint32_t offset) const {
     const size_t index = offset / sizeof(CallTimeHistogram);
     return offset == 0 || index >= histograms_.size() ? nullptr : &histograms_[index];

@@ -96,8 +96,7 @@ inline void ThreadState::EndImpl(uint32_t region, const td_site* site) {
 template <bool kLeave, ThreadState::Path kPath, uint32_t kMembers, bool kFake, int kGroupWord>
 void ThreadState::EndWithoutHistogram(uint32_t region, int64_t wall) {
   const size_t d = depth_ - 1;
-  const uint32_t node = frames_[d].node;
-  if (nodes_[node].wall_inclusive_ticks != wall) AddCallTimes(node, wall);  // not its first read call
+  CountedWithoutHistogram(frames_[d].node, wall);
   CloseEnded<kLeave, kPath, kMembers, kFake, kGroupWord>(region, d, frames_[d]);
 }
 
@@ -128,7 +127,7 @@ inline void ThreadState::CloseEnded(uint32_t region, size_t d, const Frame& fram
 inline bool ThreadState::CountCall(uint32_t node, int64_t wall) {
   NodeStats& stats = nodes_[node];
   stats.wall_inclusive_ticks += wall;
-  if (__builtin_expect(stats.call_times == NodeStats::kNone, 0)) return false;
+  if (__builtin_expect(stats.call_times >= NodeStats::kOneTimed, 0)) return false;
   CallTimeHistogram& histogram = call_times_.At(stats.call_times);
   const uint32_t bucket = CallTimeBucket(wall);
   ++histogram.counts[bucket];

@@ -22,7 +22,9 @@ struct NodeStats {
   uint32_t next_sibling = kNone;
   uint32_t child_count = 0;
   // Its histogram of per-call times in ThreadState's (call_times.h), made at
-  // the second timed close; kNone before (the first is the inclusive time).
+  // the second timed close: kNone before the first, kOneTimed after it (that
+  // call's time is the inclusive time).
+  static constexpr uint32_t kOneTimed = UINT32_MAX - 1;
   uint32_t call_times = kNone;
   uint64_t calls = 0;
   // TD_SAMPLE=N: of the outermost calls, those whose times and counts are

@@ -132,9 +132,13 @@ uint32_t ThreadState::AddNode(uint32_t parent, uint32_t region) {
   return id;
 }
 
-void ThreadState::AddCallTimes(uint32_t node, int64_t wall) {
-  const SpinGuard growing(storage_lock_);
+void ThreadState::CountedWithoutHistogram(uint32_t node, int64_t wall) {
   NodeStats& stats = nodes_[node];
+  if (stats.call_times == NodeStats::kNone) {  // its first read call
+    stats.call_times = NodeStats::kOneTimed;
+    return;
+  }
+  const SpinGuard growing(storage_lock_);
   stats.call_times = call_times_.Add();
   CallTimeHistogram& histogram = call_times_.At(stats.call_times);
   for (const int64_t call : {stats.wall_inclusive_ticks - wall, wall}) {
@@ -265,7 +269,7 @@ void ThreadState::CloseTop(int64_t now, const uint64_t* end) {
   NodeStats& stats = nodes_[frame.node];
   const int64_t wall = now - frame.start_ticks;
   if (!frame.recursive) {
-    if (!CountCall(frame.node, wall) && stats.wall_inclusive_ticks != wall) AddCallTimes(frame.node, wall);
+    if (!CountCall(frame.node, wall)) CountedWithoutHistogram(frame.node, wall);
     AddDeltas(NodeInclusive(frame.node), BegunSnapshot(d), end, words_);
     return;
   }
@@ -369,7 +373,8 @@ bool ThreadState::ResetRegion(uint32_t region) {
     node.mpi_ticks = 0;
     node.mpi_calls = 0;
     node.mpi_bytes = 0;
-    if (node.call_times != NodeStats::kNone) call_times_.At(node.call_times) = CallTimeHistogram{};
+    if (node.call_times < NodeStats::kOneTimed) call_times_.At(node.call_times) = CallTimeHistogram{};
+    if (node.call_times == NodeStats::kOneTimed) node.call_times = NodeStats::kNone;
     std::fill(inclusive, inclusive + 2 * words_, uint64_t{0});
   }
   // Open activations inside restart now, all from the same reading, so the

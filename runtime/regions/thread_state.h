@@ -260,10 +260,10 @@ class ThreadState {
   __attribute__((always_inline)) Frame& Push(uint32_t node, uint32_t parent, uint32_t region, bool recursive,
                                              const td_site* site, bool measured);
   // A read outermost call's close: its time goes to the node's inclusive
-  // time and its histogram; false where it has none yet, which AddCallTimes
-  // makes at its second read call (marker_forms.h).
+  // time and its histogram; false where it has none yet, which
+  // CountedWithoutHistogram makes at its second read call (marker_forms.h).
   __attribute__((always_inline)) bool CountCall(uint32_t node, int64_t wall);
-  void AddCallTimes(uint32_t node, int64_t wall);
+  void CountedWithoutHistogram(uint32_t node, int64_t wall);
   void PopUnmeasured(size_t d) {
     const Frame& frame = frames_[d];
     depth_ = d;

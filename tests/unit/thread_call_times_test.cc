@@ -83,6 +83,14 @@ TEST(ThreadCallTimes, ASecondCallMakesTheHistogramWithTheFirstInIt) {
   state.Begin(loop, &site);
   state.End(loop, &site);
   EXPECT_EQ(HistogramCalls(*Named(Merged(state, registry), "loop")), 2u);
+  // A region reset after one call starts again from its first.
+  ASSERT_TRUE(state.ResetRegion(once));
+  state.Begin(once, &site);
+  state.End(once, &site);
+  EXPECT_TRUE(Named(Merged(state, registry), "once")->threads[0].call_times.empty());
+  state.Begin(once, &site);
+  state.End(once, &site);
+  EXPECT_EQ(HistogramCalls(*Named(Merged(state, registry), "once")), 2u);
 }
 
 TEST(ThreadCallTimes, FinalizeReleasesTheNodesOnceMerged) {
