@@ -32,7 +32,7 @@ for file in files:
     check([r["path"] for r in run.regions] == [r["path"] for r in report["regions"]],
           f"{file}: region paths differ from td report --json")
     for mine, theirs, recorded in zip(run.regions, report["regions"], recording["regions"]):
-        for key in ("calls", "threads", "wall_inclusive_ns", "wall_exclusive_ns", "software"):
+        for key in ("calls", "threads", "wall_inclusive_ns", "wall_exclusive_ns", "software", "call_times"):
             check(mine[key] == theirs[key], f"{file}: {mine['path']}: {key} {mine[key]!r} != {theirs[key]!r}")
         check(mine["topdown"] == theirs["inclusive"], f"{file}: {mine['path']}: Top-Down result differs")
         check(mine["calls"] == sum(t["calls"] for t in recorded["threads"]),

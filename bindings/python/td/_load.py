@@ -132,6 +132,7 @@ def _region(recorded, analysed, by_index, tids, keys):
         "unterminated": sum(t["unterminated"] for t in threads),
         "closed_implicitly": sum(t["closed_implicitly"] for t in threads),
         "software": analysed.get("software", {}),
+        "call_times": analysed.get("call_times"),
         "counters": _sum_counters(threads),
         "per_thread": [dict(t, tid=tids.get(t.get("thread"))) for t in threads],
         "nodes": {node["name"]: node.get("value") for node in tree},
