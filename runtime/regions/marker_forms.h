@@ -127,7 +127,7 @@ inline void ThreadState::CloseEnded(uint32_t region, size_t d, const Frame& fram
 inline bool ThreadState::CountCall(uint32_t node, int64_t wall) {
   NodeStats& stats = nodes_[node];
   stats.wall_inclusive_ticks += wall;
-  if (__builtin_expect(stats.call_times >= NodeStats::kOneTimed, 0)) return false;
+  if (__builtin_expect(stats.call_times >= NodeStats::kNoHistogram, 0)) return false;
   CallTimeHistogram& histogram = call_times_.At(stats.call_times);
   const uint32_t bucket = CallTimeBucket(wall);
   ++histogram.counts[bucket];

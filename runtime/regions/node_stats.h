@@ -25,6 +25,7 @@ struct NodeStats {
   // the second timed close: kNone before the first, kOneTimed after it (that
   // call's time is the inclusive time).
   static constexpr uint32_t kOneTimed = UINT32_MAX - 1;
+  static constexpr uint32_t kNoHistogram = UINT32_MAX - 2;  // memory ran out making it: totals only
   uint32_t call_times = kNone;
   uint64_t calls = 0;
   // TD_SAMPLE=N: of the outermost calls, those whose times and counts are

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <new>
 #include <utility>
 
 #include "absl/strings/str_format.h"
@@ -138,8 +139,14 @@ void ThreadState::CountedWithoutHistogram(uint32_t node, int64_t wall) {
     stats.call_times = NodeStats::kOneTimed;
     return;
   }
+  if (stats.call_times == NodeStats::kNoHistogram) return;
   const SpinGuard growing(storage_lock_);
-  stats.call_times = call_times_.Add();
+  try {
+    stats.call_times = call_times_.Add();
+  } catch (const std::bad_alloc&) {  // no exception leaves a marker
+    stats.call_times = NodeStats::kNoHistogram;
+    return;
+  }
   CallTimeHistogram& histogram = call_times_.At(stats.call_times);
   for (const int64_t call : {stats.wall_inclusive_ticks - wall, wall}) {
     ++histogram.counts[CallTimeBucket(call)];
@@ -373,7 +380,7 @@ bool ThreadState::ResetRegion(uint32_t region) {
     node.mpi_ticks = 0;
     node.mpi_calls = 0;
     node.mpi_bytes = 0;
-    if (node.call_times < NodeStats::kOneTimed) call_times_.At(node.call_times) = CallTimeHistogram{};
+    if (node.call_times < NodeStats::kNoHistogram) call_times_.At(node.call_times) = CallTimeHistogram{};
     if (node.call_times == NodeStats::kOneTimed) node.call_times = NodeStats::kNone;
     std::fill(inclusive, inclusive + 2 * words_, uint64_t{0});
   }
