@@ -44,16 +44,4 @@ nlohmann::json CallTimesJson(const CallTimeSummary& s) {
           {"varies", CallTimesWorthShowing(s)}};
 }
 
-void AppendCallTimesCsv(const std::string& region_field, const CallTimeSummary& s, std::string* out) {
-  const auto row = [&](const char* name, const std::string& value) {
-    absl::StrAppendFormat(out, "%s,call_times,%s,%s,0,0\n", region_field, name, value);
-  };
-  row("calls", absl::StrCat(s.calls));
-  row("min_ns", absl::StrFormat("%.0f", s.min_ns));
-  row("median_ns", absl::StrFormat("%.0f", s.median_ns));
-  row("p95_ns", absl::StrFormat("%.0f", s.p95_ns));
-  row("max_ns", absl::StrFormat("%.0f", s.max_ns));
-  row("calls_over_twice_median", absl::StrCat(s.calls_over_twice_median));
-}
-
 }  // namespace td

@@ -1,6 +1,7 @@
 // Per-call times in the reports (docs/usage.md#per-call-times): the text
 // report's section, for the regions whose calls vary enough to say more
-// than their total, and the values every other output carries per region.
+// than their total, and the JSON every region carries (the CSV rows are
+// csv_report.cc's).
 #ifndef TD_RUNTIME_REPORT_CALL_TIMES_TEXT_H_
 #define TD_RUNTIME_REPORT_CALL_TIMES_TEXT_H_
 
@@ -20,9 +21,6 @@ std::string FormatCallTimesSection(const RunData& data, const std::vector<bool>&
 // {"calls", "mean_ns", "min_ns", "median_ns", "p95_ns", "max_ns",
 // "calls_over_twice_median", "varies"} (docs/json-schema.md).
 nlohmann::json CallTimesJson(const CallTimeSummary& summary);
-
-// The same as CSV rows of kind "call_times": region,call_times,name,value.
-void AppendCallTimesCsv(const std::string& region_field, const CallTimeSummary& summary, std::string* out);
 
 }  // namespace td
 

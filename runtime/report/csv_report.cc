@@ -7,7 +7,7 @@
 #include "runtime/analysis/thread_spread.h"
 #include "runtime/base/text_format.h"
 #include "runtime/counters/simulated_backend.h"
-#include "runtime/report/call_times_text.h"
+#include "runtime/recorded/call_time_summary.h"
 
 namespace td {
 namespace {
@@ -67,8 +67,13 @@ std::string FormatCsvReport(const RunData& data, const RunAnalysis* analysis) {
       if (m.unit == SoftwareUnit::kCpus) Row(&out, region.path, "time", m.key, m.value ? Number(*m.value) : "");
     }
     ThreadRows(data, region, spreads[r], team_cpu[r], &out);
-    if (const std::optional<CallTimeSummary> call_times = RegionCallTimes(data, region)) {
-      AppendCallTimesCsv(CsvField(region.path), *call_times, &out);
+    if (const std::optional<CallTimeSummary> c = RegionCallTimes(data, region)) {  // usage.md#per-call-times
+      Row(&out, region.path, "call_times", "calls", absl::StrCat(c->calls));
+      for (const auto& [name, ns] : {std::pair{"min_ns", c->min_ns}, std::pair{"median_ns", c->median_ns},
+                                     std::pair{"p95_ns", c->p95_ns}, std::pair{"max_ns", c->max_ns}}) {
+        Row(&out, region.path, "call_times", name, absl::StrFormat("%.0f", ns));
+      }
+      Row(&out, region.path, "call_times", "calls_over_twice_median", absl::StrCat(c->calls_over_twice_median));
     }
     for (size_t e = 0; e < num_events; ++e) {
       const std::string& name = data.layout.events[e].name;

@@ -11,6 +11,7 @@
 #include "runtime/recorded/run_file.h"
 #include "runtime/regions/call_times.h"
 #include "runtime/report/call_times_text.h"
+#include "runtime/report/csv_report.h"
 #include "tests/unit/sample_runs.h"
 
 namespace td {
@@ -137,9 +138,9 @@ TEST(CallTimeSummary, OutputsCarryTheValues) {
   EXPECT_EQ(j["calls"], 100);
   EXPECT_EQ(j["max_ns"], 1e7);
   EXPECT_EQ(j["varies"], true);
-  std::string csv;
-  AppendCallTimesCsv("outer", *RegionCallTimes(run, run.regions[0]), &csv);
-  EXPECT_NE(csv.find("outer,call_times,p95_ns,1000000,0,0\n"), std::string::npos) << csv;
+  const std::string csv = FormatCsvReport(run, nullptr);
+  EXPECT_NE(csv.find("\nouter,call_times,p95_ns,1000000,0,0\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nouter,call_times,calls_over_twice_median,5,0,0\n"), std::string::npos) << csv;
 }
 
 TEST(CallTimesInFiles, BothWritersAndBothReadersAgree) {
