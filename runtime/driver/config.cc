@@ -371,7 +371,7 @@ const std::vector<Setting>& Settings() {
        "says so"},
       {"TD_CLOCK", "`auto`, `tsc`, `monotonic`", "`auto`",
        "the clock markers time regions with. `auto`: the TSC, read by the marker itself, where the kernel's "
-       "clocksource is the TSC (converted to nanoseconds at the end, at the rate it ran against CLOCK_MONOTONIC "
+       "clocksource is the TSC, or kvm-clock over a TSC the CPU declares invariant (converted to nanoseconds at the end, at the rate it ran against CLOCK_MONOTONIC "
        "over the run), else CLOCK_MONOTONIC; `tsc`: the same, with a warning saying why where the TSC is not "
        "used; `monotonic`: always clock_gettime(CLOCK_MONOTONIC). The run file says which "
        "(`backend.marker_clock`; [performance.md](performance.md#the-marker-clock))"},

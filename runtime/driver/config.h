@@ -63,7 +63,7 @@ struct Config {
   bool compensate = true;         // TD_COMPENSATE: take td's own marker cost out of the reports
   size_t sample_every = 1;        // TD_SAMPLE: read times and counts on one call in N per region
   bool rdpmc = true;              // TD_RDPMC: read hardware groups in user space when allowed
-  bool tsc_clock = true;          // TD_CLOCK: auto (the TSC where it is the kernel's clocksource) or monotonic
+  bool tsc_clock = true;          // TD_CLOCK: auto (the TSC where marker_clock.h may read it) or monotonic
   bool tsc_clock_asked = false;   // TD_CLOCK=tsc: as auto, and say why when the TSC is not used
   // TD_SOFTWARE_EVENTS=all: keep the software group (page faults, context
   // switches, migrations; one read() per marker) where hardware groups are

@@ -4,6 +4,10 @@
 #include <cmath>
 #include <optional>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 #include "runtime/base/diagnostics.h"
 #include "runtime/machine/kernel_files.h"
 
@@ -40,7 +44,38 @@ Reading ReadReference() {
   return best;
 }
 
+// CPUID's invariant-TSC bit (leaf 0x80000007, EDX bit 8): the counter runs
+// at one rate in every power state. Hypervisors pass it on only where the
+// guest's TSC keeps that promise.
+bool CpuDeclaresInvariantTsc() {
+#if defined(__x86_64__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid(0x80000007, &eax, &ebx, &ecx, &edx) == 0) return false;
+  return (edx & (1u << 8)) != 0;
+#else
+  return false;
+#endif
+}
+
 }  // namespace
+
+bool TscUsableWith(const std::string& clocksource, bool invariant_tsc, std::string* why_not) {
+  if (clocksource == "tsc") return true;
+  // kvm-clock counts the guest's TSC, scaled: with an invariant TSC the
+  // markers' own reads, converted at the rate measured against
+  // CLOCK_MONOTONIC over the run, are as good as the kernel's clock.
+  if (clocksource == "kvm-clock" && invariant_tsc) return true;
+  if (why_not != nullptr) {
+    if (clocksource.empty()) {
+      *why_not = "the kernel's clocksource is unknown";
+    } else if (clocksource == "kvm-clock") {
+      *why_not = "the kernel's clocksource is kvm-clock and the CPU does not declare an invariant TSC";
+    } else {
+      *why_not = "the kernel's clocksource is " + clocksource + ", not tsc or kvm-clock";
+    }
+  }
+  return false;
+}
 
 MarkerClock ChooseMarkerClock(bool allow_tsc, std::string* why_not) {
   MarkerClock chosen = MarkerClock::kMonotonic;
@@ -48,11 +83,7 @@ MarkerClock ChooseMarkerClock(bool allow_tsc, std::string* why_not) {
   if (allow_tsc) {
     const std::optional<std::string> source =
         ReadFirstLine("/sys/devices/system/clocksource/clocksource0/current_clocksource");
-    if (source == "tsc") {
-      chosen = MarkerClock::kTsc;
-    } else if (why_not != nullptr) {
-      *why_not = source ? "the kernel's clocksource is " + *source + ", not tsc" : "the kernel's clocksource is unknown";
-    }
+    if (TscUsableWith(source.value_or(""), CpuDeclaresInvariantTsc(), why_not)) chosen = MarkerClock::kTsc;
   }
 #else
   if (allow_tsc && why_not != nullptr) *why_not = "no TSC on this architecture";

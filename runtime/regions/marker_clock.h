@@ -2,8 +2,11 @@
 //
 // Where the kernel itself keeps time with the TSC (its clocksource is "tsc":
 // the counter is invariant and agrees across CPUs, or the kernel would have
-// dropped it), a marker reads the TSC: two instructions (a fence and the
-// read), where clock_gettime costs ~20 through the vDSO and a call. The thread state
+// dropped it), or with KVM's paravirtual clock over a TSC the CPU declares
+// invariant (kvm-clock is then the guest's TSC scaled by the host's factors,
+// so CLOCK_MONOTONIC itself is made from it), a marker reads the TSC: two
+// instructions (a fence and the read), where clock_gettime costs ~20
+// through the vDSO and a call. The thread state
 // keeps ticks and turns them into nanoseconds only when its values leave it,
 // at the rate the TSC ran against CLOCK_MONOTONIC from the start of the run
 // to then (TickScale). Elsewhere, or with TD_CLOCK=monotonic, ticks are
@@ -42,8 +45,13 @@ inline int64_t TscTicks() {
 #endif
 }
 
+// Whether markers may read the TSC on a kernel whose clocksource is
+// `clocksource` (its name as sysfs gives it, empty when unknown) and a CPU
+// that does or does not declare its TSC invariant; *why_not says why not.
+bool TscUsableWith(const std::string& clocksource, bool invariant_tsc, std::string* why_not);
+
 // Picks the process's clock once, before threads record: the TSC when
-// `allow_tsc` and the kernel's clocksource is the TSC; *why_not says why
+// `allow_tsc` and TscUsableWith says so for this machine; *why_not says why
 // not when it was allowed but not taken (may be null). Takes the first
 // reference reading the conversion counts from.
 MarkerClock ChooseMarkerClock(bool allow_tsc, std::string* why_not);

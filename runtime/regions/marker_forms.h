@@ -15,7 +15,7 @@
 
 namespace td {
 
-template <bool kLeave, ThreadState::Path kPath, uint32_t kMembers, bool kFake, int kGroupWord>
+template <bool kLeave, ThreadState::Path kPath, uint32_t kMembers, bool kFake, int kGroupWord, bool kSampled>
 inline void ThreadState::BeginImpl(uint32_t region, const td_site* site) {
   const size_t depth = depth_;
   bool miss;
@@ -31,8 +31,18 @@ inline void ThreadState::BeginImpl(uint32_t region, const td_site* site) {
   const uint32_t parent = top_node_;
   const uint32_t node = slot.last_node;  // 0 (parent kNone) when none yet
   NodeStats& stats = nodes_[node];
-  if (__builtin_expect(slot.open != 0 || stats.parent != parent, 0)) return BeginMiss<kLeave, kPath>(region, site);
-  slot.open = 1;
+  // A slot open or sampled (RegionSlot::kSampled) reads nonzero: the common
+  // form has no countdown, and a sampled slot not open has a form of its own.
+  const uint32_t open = kSampled ? slot.open ^ RegionSlot::kSampled : slot.open;
+  if (__builtin_expect(open != 0 || stats.parent != parent, 0)) {
+    if constexpr (!kSampled) {
+      if (slot.open == RegionSlot::kSampled && stats.parent == parent) {
+        return BeginSampled<kLeave, kPath, kMembers, kFake, kGroupWord>(region, site);
+      }
+    }
+    return BeginMiss<kLeave, kPath>(region, site);
+  }
+  slot.open = kSampled ? RegionSlot::kSampled | 1 : 1;
   ++stats.calls;
   Frame& frame = frames_[depth];
   frame.node = node;
@@ -43,25 +53,28 @@ inline void ThreadState::BeginImpl(uint32_t region, const td_site* site) {
   // Region and flags in one store, which END loads whole: a byte stored
   // into the key after it (measured = false) would make that load wait for
   // both stores (no store forwarding), which doubled an unread pair's time.
-  if (__builtin_expect(!TakeMeasuredCall(stats), 0)) {  // TD_SAMPLE: counted, not read
-    SetFrameKey(&frame, UnreadKey<kPath>(region));
-  } else {
-    SetFrameKey(&frame, OrdinaryKey<kPath>(region));
-    // Counters first, clock last: td's own reads stay outside the region.
-    if constexpr (kPath == Path::kSyscall) {
-      if (__builtin_expect(!reader_.ReadSoleGroup(FrameStart(depth)), 0)) return SoleReadFailedInBegin<kLeave>();
-      frame.start_ticks = TscTicks();
-    } else if constexpr (kPath == Path::kUser) {
-      if constexpr (kMembers == 0) {
-        reader_.ReadSoleUserInline(FrameStart(depth));
-      } else if (__builtin_expect(!reader_.ReadSoleUserMembersInline<kFake, kMembers, kGroupWord>(FrameStart(depth)), 0)) {
-        return ReadBegunFrameAgain<kLeave>();
-      }
-      frame.start_ticks = TscTicks();
-    } else {
-      ReadCounters(FrameStart(depth));
-      frame.start_ticks = Now();
+  if constexpr (kSampled) {
+    if (!TakeMeasuredCall(stats)) {  // TD_SAMPLE: counted, not read
+      SetFrameKey(&frame, UnreadKey<kPath>(region));
+      if constexpr (kLeave) Leave();
+      return;
     }
+  }
+  SetFrameKey(&frame, OrdinaryKey<kPath>(region));
+  // Counters first, clock last: td's own reads stay outside the region.
+  if constexpr (kPath == Path::kSyscall) {
+    if (__builtin_expect(!reader_.ReadSoleGroup(FrameStart(depth)), 0)) return SoleReadFailedInBegin<kLeave>();
+    frame.start_ticks = TscTicks();
+  } else if constexpr (kPath == Path::kUser) {
+    if constexpr (kMembers == 0) {
+      reader_.ReadSoleUserInline(FrameStart(depth));
+    } else if (__builtin_expect(!reader_.ReadSoleUserMembersInline<kFake, kMembers, kGroupWord>(FrameStart(depth)), 0)) {
+      return ReadBegunFrameAgain<kLeave>();
+    }
+    frame.start_ticks = TscTicks();
+  } else {
+    ReadCounters(FrameStart(depth));
+    frame.start_ticks = Now();
   }
   if constexpr (kLeave) Leave();
 }
@@ -94,6 +107,11 @@ inline void ThreadState::EndImpl(uint32_t region, const td_site* site) {
 }
 
 template <bool kLeave, ThreadState::Path kPath, uint32_t kMembers, bool kFake, int kGroupWord>
+void ThreadState::BeginSampled(uint32_t region, const td_site* site) {
+  BeginImpl<kLeave, kPath, kMembers, kFake, kGroupWord, true>(region, site);
+}
+
+template <bool kLeave, ThreadState::Path kPath, uint32_t kMembers, bool kFake, int kGroupWord>
 void ThreadState::EndWithoutHistogram(uint32_t region, int64_t wall) {
   const size_t d = depth_ - 1;
   CountedWithoutHistogram(frames_[d].node, wall);
@@ -104,15 +122,18 @@ template <bool kLeave, ThreadState::Path kPath, uint32_t kMembers, bool kFake, i
 inline void ThreadState::CloseEnded(uint32_t region, size_t d, const Frame& frame) {
   depth_ = d;
   top_node_ = frame.parent_node;
-  regions_[region].open = 0;
+  regions_[region].open &= RegionSlot::kSampled;  // as cheap as a store of 0
   if constexpr (kPath == Path::kGeneral) {
     ReadCounters(scratch_.data());
     AddFewDeltas(NodeInclusive(frame.node), BegunSnapshot(d), scratch_.data(), words_);
   } else if constexpr (kPath == Path::kSyscall) {
-    if (__builtin_expect(!reader_.ReadSoleGroup(scratch_.data()), 0)) return SoleReadFailedInEnd<kLeave>();
+    // Taken before the read, whose memory clobber would have them loaded again.
+    uint64_t* const end = scratch_.data();
+    const uint32_t node = frame.node;
+    if (__builtin_expect(!reader_.ReadSoleGroup(end), 0)) return SoleReadFailedInEnd<kLeave>();
     // Word 0 of a snapshot of one group is a count of events, or a derived
     // task-clock's 1: its delta is always 0.
-    AddFewDeltas(NodeInclusive(frame.node) + 1, FrameStart(d) + 1, scratch_.data() + 1, words_ - 1);
+    AddFewDeltas(NodeInclusive(node) + 1, FrameStart(d) + 1, end + 1, words_ - 1);
   } else if (__builtin_expect(!reader_.AddSoleUserDeltas<kMembers, kFake, kGroupWord>(FrameStart(d), NodeInclusive(frame.node)),
                               0)) {
     if constexpr (kMembers == 0) {

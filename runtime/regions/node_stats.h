@@ -55,6 +55,14 @@ struct NodeStats {
 
 // Of `calls` outermost calls, those whose times and counts were read when one
 // in `sample_every` is: the first, then every sample_every-th.
+// Whether this call of `stats` is one whose times and counts are read
+// (TD_SAMPLE, td_region_sample): counts down to the next such call.
+inline bool TakeMeasuredCall(NodeStats& stats) {
+  if (__builtin_expect(--stats.until_measured != 0, 0)) return false;
+  stats.until_measured = stats.sample_every;
+  return true;
+}
+
 inline uint64_t MeasuredOutermostCalls(uint64_t calls, uint32_t sample_every) {
   return sample_every <= 1 ? calls : calls / sample_every + (calls % sample_every != 0 ? 1 : 0);
 }

@@ -49,6 +49,7 @@ __attribute__((no_sanitize("thread"))) std::unique_ptr<ThreadState> ThreadState:
   ThreadState& c = *copy;
   c.copied_while_recording_ = true;
   c.words_ = words_;
+  c.node_stride_ = node_stride_;
   c.scratch_.assign(words_ + MarkerReader::kSlackWords, 0);
   c.derived_time_word_ = derived_time_word_;
   c.derived_time_source_ = derived_time_source_;

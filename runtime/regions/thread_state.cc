@@ -49,6 +49,7 @@ void ThreadState::UseCounters(std::unique_ptr<ThreadCounters> counters) {
 
 void ThreadState::ResetStorage(size_t words) {
   words_ = words;
+  node_stride_ = 2 * words;
   if (words_ == 0) reader_.Forget();
   nodes_.assign(1, NodeStats{});  // node 0: the thread itself
   call_times_.histograms().clear();
@@ -118,6 +119,7 @@ uint32_t ThreadState::AddNode(uint32_t parent, uint32_t region) {
       per_region_sampling_ && registry_->AnyOwnInterval() ? registry_->SampleEveryOfNewNode(region) : 0;
   node.sample_every = per_region_sampling_ && own != 0 ? own : sample_every_;
   any_sampled_ = any_sampled_ || node.sample_every > 1;
+  if (node.sample_every > 1) regions_[region].open |= RegionSlot::kSampled;
   node.next_sibling = nodes_[parent].first_child;
   nodes_[parent].first_child = id;
   const uint32_t siblings = ++nodes_[parent].child_count;
@@ -195,7 +197,7 @@ void ThreadState::BeginUnusual(uint32_t region, const td_site* site) {
   const uint32_t parent = top_node_;
   // A region already open on this thread is recursion: its activations share
   // one node and only the outermost one adds inclusive values.
-  const bool recursive = regions_[region].open != 0;
+  const bool recursive = regions_[region].OpenCount() != 0;
   const uint32_t node = recursive ? InnermostOpenNode(region) : ChildOf(parent, region);
   ++regions_[region].open;
   NodeStats& stats = nodes_[node];
@@ -345,7 +347,7 @@ uint64_t ThreadState::EndedTotals(uint32_t region, int64_t* wall_ns, uint64_t* w
     }
   }
   if (wall_ns != nullptr) *wall_ns += ClockScale().Ns(wall_ticks);
-  const uint64_t open = region < regions_.size() ? regions_[region].open : 0;
+  const uint64_t open = region < regions_.size() ? regions_[region].OpenCount() : 0;
   return calls > open ? calls - open : 0;
 }
 

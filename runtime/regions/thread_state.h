@@ -191,9 +191,12 @@ class ThreadState {
   // The common BEGIN and END of each form, and the ways off it, are defined
   // in runtime/regions/marker_forms.h.
   // kMembers, kFake and kGroupWord: kUser's group, where known in advance
-  // (0: any; -1: its word read at each marker).
-  template <bool kLeave, Path kPath, uint32_t kMembers = 0, bool kFake = false, int kGroupWord = -1>
+  // (0: any; -1: its word read at each marker). kSampled: BeginSampled's.
+  template <bool kLeave, Path kPath, uint32_t kMembers = 0, bool kFake = false, int kGroupWord = -1,
+            bool kSampled = false>
   __attribute__((always_inline)) void BeginImpl(uint32_t region, const td_site* site);
+  template <bool kLeave, Path kPath, uint32_t kMembers, bool kFake, int kGroupWord>
+  __attribute__((noinline)) void BeginSampled(uint32_t region, const td_site* site);
   template <bool kLeave, Path kPath, uint32_t kMembers = 0, bool kFake = false, int kGroupWord = -1>
   __attribute__((always_inline)) void EndImpl(uint32_t region, const td_site* site);
   // END after the time is counted: the frame closed and the counters read.
@@ -248,27 +251,18 @@ class ThreadState {
   void BeginGeneral(uint32_t region, const td_site* site);
   void EndGeneral(uint32_t region, const td_site* site);
 
-  // Whether this call of `stats` is one whose times and counts are read.
-  bool TakeMeasuredCall(NodeStats& stats) const {
-    if (__builtin_expect(--stats.until_measured != 0, 0)) return false;
-    stats.until_measured = stats.sample_every;
-    return true;
-  }
   // Opens a frame; a measured one reads the counters first and the clock
-  // last, and END the reverse, so that td's own reads fall outside the
-  // region's wall time.
+  // last, and END the reverse: td's own reads fall outside the region's time.
   __attribute__((always_inline)) Frame& Push(uint32_t node, uint32_t parent, uint32_t region, bool recursive,
                                              const td_site* site, bool measured);
-  // A read outermost call's close: its time goes to the node's inclusive
-  // time and its histogram; false where it has none yet, which
-  // CountedWithoutHistogram makes at its second read call (marker_forms.h).
+  // A read outermost call's close: its time to the node's inclusive time and
+  // histogram; false where it has none yet (CountedWithoutHistogram makes it).
   __attribute__((always_inline)) bool CountCall(uint32_t node, int64_t wall);
   void CountedWithoutHistogram(uint32_t node, int64_t wall);
   void PopUnmeasured(size_t d) {
-    const Frame& frame = frames_[d];
     depth_ = d;
-    top_node_ = frame.parent_node;
-    --regions_[frame.region].open;
+    top_node_ = frames_[d].parent_node;
+    --regions_[frames_[d].region].open;
   }
 
   // The marker clock: the TSC, or CLOCK_MONOTONIC ns (marker_clock.h).
@@ -284,7 +278,7 @@ class ThreadState {
     }
     return start;
   }
-  uint64_t* NodeInclusive(uint32_t node) { return node_words_.data() + size_t{node} * 2 * words_; }
+  uint64_t* NodeInclusive(uint32_t node) { return node_words_.data() + size_t{node} * node_stride_; }
   uint64_t* NodeMoved(uint32_t node) { return NodeInclusive(node) + words_; }
 
   // The user-read END where the copied pages cannot serve: a snapshot read
@@ -358,6 +352,7 @@ class ThreadState {
   UserReadForm user_end_ = &EndWithoutUserForm;
   MadeForms made_forms_;
   size_t words_;
+  size_t node_stride_ = 0;  // 2 * words_: END's NodeInclusive in one multiply
   std::string counters_error_;
   RegionRegistry* registry_;
   bool retired_ = false;
@@ -383,8 +378,13 @@ class ThreadState {
   bool any_sampled_ = false;         // some node reads fewer calls than it has
   bool any_mpi_ = false;             // AddMpiCall was called: ComputeTotals sums MPI values
   struct RegionSlot {
-    uint32_t open = 0;       // activations open now
+    // Activations open now, and kSampled once a node of the region reads
+    // fewer calls than it has (TD_SAMPLE): the common BEGIN takes only a
+    // slot of 0, so only BeginSampled's form has a countdown.
+    static constexpr uint32_t kSampled = 1u << 31;
+    uint32_t open = 0;
     uint32_t last_node = 0;  // the node it was entered as last; 0: not yet
+    uint32_t OpenCount() const { return open & ~kSampled; }
   };
   std::vector<RegionSlot> regions_;    // per region id
   std::vector<uint64_t> scratch_;      // END's snapshot

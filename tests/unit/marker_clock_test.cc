@@ -41,6 +41,20 @@ TEST(MarkerClock, MonotonicWhenTheTscIsNotAllowed) {
   EXPECT_STREQ(MarkerClockName(MarkerClock::kTsc), "tsc");
 }
 
+TEST(MarkerClock, TheTscWhereTheKernelKeepsTimeWithItOrKvmClockOverAnInvariantOne) {
+  std::string why;
+  EXPECT_TRUE(TscUsableWith("tsc", false, &why));
+  EXPECT_TRUE(TscUsableWith("kvm-clock", true, &why));
+  EXPECT_TRUE(why.empty()) << why;
+  EXPECT_FALSE(TscUsableWith("kvm-clock", false, &why));
+  EXPECT_EQ(why, "the kernel's clocksource is kvm-clock and the CPU does not declare an invariant TSC");
+  EXPECT_FALSE(TscUsableWith("hpet", true, &why));
+  EXPECT_EQ(why, "the kernel's clocksource is hpet, not tsc or kvm-clock");
+  EXPECT_FALSE(TscUsableWith("", true, &why));
+  EXPECT_EQ(why, "the kernel's clocksource is unknown");
+  EXPECT_FALSE(TscUsableWith("xen", true, nullptr));
+}
+
 // Restores the process clock a test changed.
 class ClockChoice {
  public:
