@@ -3,16 +3,23 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 
 namespace td {
 namespace {
 
+// (thread, wall time) pairs, in thread order, each thread once. A sorted
+// list rather than a map: it is made for every region of every rank file
+// that `td report DIR` reads.
+using ThreadWalls = std::vector<std::pair<uint32_t, int64_t>>;
+
 // min / mean / max over (thread, wall) pairs in thread order; the first
 // thread with the max is the slowest.
-ThreadSpread SpreadOf(const RunData& data, const std::map<uint32_t, int64_t>& wall) {
+ThreadSpread SpreadOf(const RunData& data, const ThreadWalls& wall) {
   ThreadSpread spread;
   spread.threads = wall.size();
   if (wall.empty()) return spread;
@@ -31,10 +38,35 @@ ThreadSpread SpreadOf(const RunData& data, const std::map<uint32_t, int64_t>& wa
   return spread;
 }
 
-std::map<uint32_t, int64_t> WallByThread(const Region& region) {
-  std::map<uint32_t, int64_t> wall;
-  for (const RegionOnThread& t : region.threads) wall[t.thread] += t.wall_inclusive_ns;
+ThreadWalls WallByThread(const Region& region) {
+  ThreadWalls wall;
+  wall.reserve(region.threads.size());
+  for (const RegionOnThread& t : region.threads) wall.emplace_back(t.thread, t.wall_inclusive_ns);
+  const auto by_thread = [](const auto& a, const auto& b) { return a.first < b.first; };
+  // td writes a region's parts in thread order, each thread once; a file
+  // that does not is sorted and its repeated threads summed.
+  const bool strictly_ascending = std::adjacent_find(wall.begin(), wall.end(), [](const auto& a, const auto& b) {
+                                    return a.first >= b.first;
+                                  }) == wall.end();
+  if (!strictly_ascending) {
+    std::stable_sort(wall.begin(), wall.end(), by_thread);
+    size_t kept = 0;
+    for (size_t i = 0; i < wall.size(); ++i) {
+      if (kept > 0 && wall[kept - 1].first == wall[i].first) {
+        wall[kept - 1].second += wall[i].second;
+      } else {
+        wall[kept++] = wall[i];
+      }
+    }
+    wall.resize(kept);
+  }
   return wall;
+}
+
+bool HasThread(const ThreadWalls& wall, uint32_t thread) {
+  const auto at = std::lower_bound(wall.begin(), wall.end(), thread,
+                                   [](const auto& pair, uint32_t t) { return pair.first < t; });
+  return at != wall.end() && at->first == thread;
 }
 
 // A region's task-clock on its threads, those measured; nullopt when none was.
@@ -101,14 +133,19 @@ ThreadSpread WallAcrossThreads(const Region& region) {
 }
 
 std::vector<ThreadSpread> TeamSpreads(const RunData& data) {
-  absl::flat_hash_map<std::string, std::vector<size_t>> nested_by_name;
+  // The nested regions named as a top-level one (the names live in `data`).
+  absl::flat_hash_map<std::string_view, std::vector<size_t>> nested_by_name;
+  for (const Region& region : data.regions) {
+    if (region.parent < 0) nested_by_name.try_emplace(region.name);
+  }
   for (size_t r = 0; r < data.regions.size(); ++r) {
-    if (data.regions[r].parent >= 0) nested_by_name[data.regions[r].name].push_back(r);
+    if (data.regions[r].parent < 0) continue;
+    if (const auto it = nested_by_name.find(data.regions[r].name); it != nested_by_name.end()) it->second.push_back(r);
   }
   std::vector<ThreadSpread> spreads(data.regions.size());
   for (size_t r = 0; r < data.regions.size(); ++r) {
     const Region& region = data.regions[r];
-    std::map<uint32_t, int64_t> wall = WallByThread(region);
+    ThreadWalls wall = WallByThread(region);
     std::vector<size_t> copies;
     const auto nested = nested_by_name.find(region.name);
     if (region.parent < 0 && nested != nested_by_name.end()) {
@@ -117,13 +154,14 @@ std::vector<ThreadSpread> TeamSpreads(const RunData& data) {
       for (const size_t c : nested->second) {
         bool counted = false;
         for (const RegionOnThread& t : data.regions[c].threads) {
-          if (wall.count(t.thread) != 0) continue;
+          if (HasThread(wall, t.thread)) continue;
           extra[t.thread] += t.wall_inclusive_ns;
           counted = true;
         }
         if (counted) copies.push_back(c);
       }
-      wall.insert(extra.begin(), extra.end());
+      wall.insert(wall.end(), extra.begin(), extra.end());  // threads not in `wall`
+      std::sort(wall.begin(), wall.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     }
     spreads[r] = SpreadOf(data, wall);
     spreads[r].copies = std::move(copies);

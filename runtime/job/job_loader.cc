@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -33,7 +34,17 @@ struct ThreadBuffers {
   RunScanBuffers scan;
 };
 
-void LoadOne(const std::string& file, AnalysisPipeline* pipeline, ThreadBuffers* buffers, Loaded* out) {
+// One pipeline for all the threads: its definitions, a fifth of a second of
+// CPU to load, are loaded once, by the first thread that needs them;
+// Analyze only reads them after that.
+struct SharedPipeline {
+  explicit SharedPipeline(const AnalysisSettings& settings) : pipeline(settings) {}
+  AnalysisPipeline pipeline;
+  std::once_flag loaded;
+};
+
+void LoadOne(const std::string& file, SharedPipeline* shared, ThreadBuffers* buffers, Loaded* out) {
+  AnalysisPipeline* pipeline = &shared->pipeline;
   std::string* text = &buffers->text;
   if (absl::Status read = ReadTextFileInto(file, text); !read.ok()) {
     out->status = read;
@@ -67,6 +78,7 @@ void LoadOne(const std::string& file, AnalysisPipeline* pipeline, ThreadBuffers*
   }
   // The rank's times and counts as its own report shows them: td's marker cost out.
   if (pipeline->settings().compensate) TakeOutMarkerCost(&*run);
+  std::call_once(shared->loaded, [pipeline] { (void)pipeline->Definitions(); });  // its error: Analyze's
   absl::StatusOr<RunAnalysis> analysis = pipeline->Analyze(*run);
   if (!analysis.ok()) {
     out->status = analysis.status();
@@ -85,8 +97,8 @@ absl::StatusOr<JobTable> LoadJobFiles(const std::vector<std::string>& files, con
   std::vector<Loaded> loaded(files.size());
   std::atomic<size_t> next{0};
   std::atomic<size_t> first_failed{files.size()};
+  SharedPipeline pipeline(settings);
   const auto work = [&] {
-    AnalysisPipeline pipeline(settings);  // each thread its own: the definitions load on first use
     ThreadBuffers buffers;
     for (size_t i = next++; i < files.size(); i = next++) {
       if (i > first_failed.load()) continue;  // an earlier file failed: this one is never reported

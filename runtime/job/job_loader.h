@@ -4,7 +4,7 @@
 //
 // Built for large jobs (docs/hpc.md, "Scale"): a few threads read the files,
 // each file read once (ScanRunText, not a JSON tree, for the run files),
-// analysed with that thread's own pipeline and reduced at once to the rows
+// analysed (one pipeline, its definitions loaded once) and reduced at once to the rows
 // its job view keeps (RankSummary), so no more than one run per thread is in
 // memory at a time. The table and the errors are those of reading the files
 // one after the other: the first file in the given order that fails names

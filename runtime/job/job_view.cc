@@ -20,11 +20,12 @@
 namespace td {
 namespace {
 
-std::optional<double> TaskClockNs(const RunData& run, const Region& region) {
-  for (const SoftwareMetric& m : RegionSoftwareMetrics(run, region)) {
-    if (m.key == "task-clock") return m.value;
-  }
-  return std::nullopt;
+// The region's task-clock as RegionSoftwareMetrics gives it (summed over the
+// threads measured), from totals already made: `task_clock` is the event's
+// index in the run, if it has one.
+std::optional<double> TaskClockNs(const RegionTotals& totals, std::optional<size_t> task_clock) {
+  if (!task_clock || !totals.counters_measured || *task_clock >= totals.events.size()) return std::nullopt;
+  return static_cast<double>(totals.events[*task_clock].inclusive);
 }
 
 // A rank's threads and thread imbalance as two CSV cells, empty where not known.
@@ -127,6 +128,7 @@ RankSummary SummarizeRank(const RunData& run, const RunAnalysis* analysis, std::
   const std::vector<ThreadSpread> spreads = TeamSpreads(run);
   const std::optional<size_t> instructions = EventNamed(run, "instructions");
   const std::optional<size_t> cycles = EventNamed(run, "cycles");
+  const std::optional<size_t> task_clock = run.EventIndex("task-clock");
   for (size_t r = 0; r < run.regions.size(); ++r) {
     const Region& region = run.regions[r];
     const RegionTotals totals = Totals(region, run.layout.events.size());
@@ -135,7 +137,7 @@ RankSummary SummarizeRank(const RunData& run, const RunAnalysis* analysis, std::
     row.on_rank.rank = rank;
     row.on_rank.calls = totals.calls;
     row.on_rank.wall_ns = totals.wall_inclusive_ns;
-    row.on_rank.task_clock_ns = TaskClockNs(run, region);
+    row.on_rank.task_clock_ns = TaskClockNs(totals, task_clock);
     row.on_rank.threads = spreads[r].threads;
     if (spreads[r].mean > 0) row.on_rank.thread_imbalance = spreads[r].Imbalance();
     if (run.mpi_outside_regions) row.on_rank.mpi = totals.mpi;  // libtd-mpi timed this rank's MPI calls

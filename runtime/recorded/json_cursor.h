@@ -20,8 +20,12 @@ class Cursor {
  public:
   explicit Cursor(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
 
+  // The loops below work on a local copy of the position: a char read may
+  // alias the member, which would otherwise be stored back at every byte.
   void SkipSpace() {
-    while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+    const char* p = p_;
+    while (p < end_ && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
+    p_ = p;
   }
   bool AtEnd() {
     SkipSpace();
@@ -55,6 +59,19 @@ class Cursor {
       return true;
     }
     return false;
+  }
+
+  // `"key":`, as td writes a member's key, when it comes next (after white
+  // space); nothing else is consumed. `key` has no '"' or '\\' in it.
+  bool TakeKey(std::string_view key) {
+    SkipSpace();
+    const size_t n = key.size();
+    if (static_cast<size_t>(end_ - p_) < n + 3 || p_[0] != '"' || p_[n + 1] != '"' || p_[n + 2] != ':') return false;
+    for (size_t i = 0; i < n; ++i) {
+      if (p_[i + 1] != key[i]) return false;
+    }
+    p_ += n + 3;
+    return true;
   }
 
   // A string without escapes, as it stands in the text (keys, counter names).
@@ -237,28 +254,28 @@ class Cursor {
 
   // Digits right here, as one JSON integer.
   bool Digits(uint64_t* out, uint64_t max) {
-    if (p_ == end_ || *p_ < '0' || *p_ > '9') return false;
+    const char* p = p_;
+    if (p == end_ || *p < '0' || *p > '9') return false;
+    const char* first = p;
     uint64_t value = 0;
-    if (*p_ == '0') {
-      ++p_;
-    } else {
-      const char* first = p_;
-      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') {
-        value = value * 10 + static_cast<uint64_t>(*p_ - '0');
-        ++p_;
-      }
-      // 19 digits never overflow; 20 and more are read again, checked.
-      if (p_ - first >= 20) {
-        value = 0;
-        for (const char* d = first; d < p_; ++d) {
-          const uint64_t digit = static_cast<uint64_t>(*d - '0');
-          if (value > (std::numeric_limits<uint64_t>::max() - digit) / 10) return false;
-          value = value * 10 + digit;
-        }
+    while (p < end_ && *p >= '0' && *p <= '9') {
+      value = value * 10 + static_cast<uint64_t>(*p - '0');
+      ++p;
+    }
+    p_ = p;
+    // 19 digits never overflow; 20 and more are read again, checked.
+    if (p - first >= 20) {
+      value = 0;
+      for (const char* d = first; d < p; ++d) {
+        const uint64_t digit = static_cast<uint64_t>(*d - '0');
+        if (value > (std::numeric_limits<uint64_t>::max() - digit) / 10) return false;
+        value = value * 10 + digit;
       }
     }
-    // A fraction or exponent (a float to nlohmann), or digits after a leading 0.
-    if (p_ < end_ && ((*p_ >= '0' && *p_ <= '9') || *p_ == '.' || *p_ == 'e' || *p_ == 'E')) return false;
+    // Digits after a leading 0 are not JSON; a fraction or exponent makes a
+    // float to nlohmann.
+    if (*first == '0' && p - first > 1) return false;
+    if (p < end_ && (*p == '.' || *p == 'e' || *p == 'E')) return false;
     if (value > max) return false;
     *out = value;
     return true;

@@ -77,47 +77,53 @@ void TakeOutMarkerCost(RunData* run_data) {
   const size_t num_threads = run.threads.size();
   const size_t num_events = run.layout.events.size();
   const bool counted = cost.inside.size() == num_events && cost.around.size() == num_events;
-  // part_of[r][thread]: index of that thread's part of region r, or -1.
-  std::vector<std::vector<int>> part_of(run.regions.size(), std::vector<int>(num_threads, -1));
+  // The lists below are one allocation each, not one per region (a job's
+  // loader runs this for every rank file). part_of[r * num_threads + thread]:
+  // index of that thread's part of region r, or -1. first_part[r]: where
+  // region r's parts start in the per-part lists.
+  std::vector<int> part_of(run.regions.size() * num_threads, -1);
+  std::vector<size_t> first_part(run.regions.size() + 1, 0);
   for (size_t r = 0; r < run.regions.size(); ++r) {
     const std::vector<RegionOnThread>& parts = run.regions[r].threads;
     for (size_t p = 0; p < parts.size(); ++p) {
-      if (parts[p].thread < num_threads) part_of[r][parts[p].thread] = static_cast<int>(p);
+      if (parts[p].thread < num_threads) part_of[r * num_threads + parts[p].thread] = static_cast<int>(p);
     }
+    first_part[r + 1] = first_part[r] + parts.size();
   }
+  const auto part_of_child = [&](int child, uint32_t thread) {
+    return part_of[static_cast<size_t>(child) * num_threads + thread];
+  };
   // Pairs run inside each part (its descendants' calls) and its direct
   // children's outermost calls; children come after parents, so a reverse
   // walk has every child's figures before its parent needs them.
-  std::vector<std::vector<uint64_t>> inside_pairs(run.regions.size());
-  std::vector<std::vector<uint64_t>> child_calls(run.regions.size());  // read outermost calls
+  std::vector<uint64_t> inside_pairs(first_part.back(), 0);
+  std::vector<uint64_t> child_calls(first_part.back(), 0);  // read outermost calls
   // TD_SAMPLE: the children's outermost calls that were not read. A child's
   // scaled inclusive values carry the inside cost on every call, the
   // parent's only on the read ones: the parent's exclusive values were
   // lowered by that much already.
-  std::vector<std::vector<uint64_t>> unread_child_calls(run.regions.size());
+  std::vector<uint64_t> unread_child_calls(first_part.back(), 0);
   for (size_t r = run.regions.size(); r-- > 0;) {
     const Region& region = run.regions[r];
-    inside_pairs[r].assign(region.threads.size(), 0);
-    child_calls[r].assign(region.threads.size(), 0);
-    unread_child_calls[r].assign(region.threads.size(), 0);
     for (size_t p = 0; p < region.threads.size(); ++p) {
       const uint32_t thread = region.threads[p].thread;
       if (thread >= num_threads) continue;
+      const size_t at = first_part[r] + p;
       for (const int child : region.children) {
-        const int q = part_of[static_cast<size_t>(child)][thread];
+        const int q = part_of_child(child, thread);
         if (q < 0) continue;
         const Region& child_region = run.regions[static_cast<size_t>(child)];
         const RegionOnThread& c = child_region.threads[static_cast<size_t>(q)];
         const uint32_t every = run.SampleEveryOf(child_region);
         // TD_SAMPLE: only the pairs whose counters were read cost a measured
         // pair; the others' few instructions are not taken out.
-        inside_pairs[r][p] = SaturatingAdd(
-            inside_pairs[r][p], SaturatingAdd(MeasuredCalls(c.calls, c.recursive_calls, every),
-                                              inside_pairs[static_cast<size_t>(child)][static_cast<size_t>(q)]));
+        const size_t child_at = first_part[static_cast<size_t>(child)] + static_cast<size_t>(q);
+        inside_pairs[at] = SaturatingAdd(
+            inside_pairs[at], SaturatingAdd(MeasuredCalls(c.calls, c.recursive_calls, every), inside_pairs[child_at]));
         const uint64_t outermost = c.calls - std::min(c.recursive_calls, c.calls);
         const uint64_t read = MeasuredOutermostCalls(outermost, every);
-        child_calls[r][p] = SaturatingAdd(child_calls[r][p], read);
-        unread_child_calls[r][p] = SaturatingAdd(unread_child_calls[r][p], outermost - read);
+        child_calls[at] = SaturatingAdd(child_calls[at], read);
+        unread_child_calls[at] = SaturatingAdd(unread_child_calls[at], outermost - read);
       }
     }
   }
@@ -141,9 +147,10 @@ void TakeOutMarkerCost(RunData* run_data) {
       // each carries the inside cost; pairs nested in it cost a pair only
       // when they were read.
       const auto own = static_cast<double>(t.calls - recursive);
-      const auto inner = static_cast<double>(SaturatingAdd(inside_pairs[r][p], recursive));
-      const auto children = static_cast<double>(child_calls[r][p]);
-      const auto unread_children = static_cast<double>(unread_child_calls[r][p]);
+      const size_t at = first_part[r] + p;
+      const auto inner = static_cast<double>(SaturatingAdd(inside_pairs[at], recursive));
+      const auto children = static_cast<double>(child_calls[at]);
+      const auto unread_children = static_cast<double>(unread_child_calls[at]);
       const int64_t raw_inclusive = t.wall_inclusive_ns;
       const int64_t raw_exclusive = t.wall_exclusive_ns;
       t.wall_inclusive_ns = Less(t.wall_inclusive_ns, own * cost.inside_wall_ns + inner * pair_wall);
@@ -164,7 +171,7 @@ void TakeOutMarkerCost(RunData* run_data) {
       int64_t children_wall = 0;
       std::fill(children_counts.begin(), children_counts.end(), 0);
       for (const int child : out.regions[r].children) {
-        const int q = t.thread < num_threads ? part_of[static_cast<size_t>(child)][t.thread] : -1;
+        const int q = t.thread < num_threads ? part_of_child(child, t.thread) : -1;
         if (q < 0) continue;
         const RegionOnThread& c = out.regions[static_cast<size_t>(child)].threads[static_cast<size_t>(q)];
         children_wall = SaturatingAdd(children_wall, c.wall_inclusive_ns);

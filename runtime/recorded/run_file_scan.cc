@@ -87,6 +87,7 @@ struct RawPart {
   CountSpan inclusive;
   CountSpan exclusive;
   CountSpan groups;  // in group_times: one vector per part is made once, at its final size
+  CountSpan call_times;  // in call_times
 };
 
 }  // namespace run_scan
@@ -96,12 +97,14 @@ struct RunScanBuffers::Vectors {
   std::vector<run_scan::RawPart> parts;
   std::vector<uint64_t> counts;  // every part's listed counts, inclusive then exclusive
   std::vector<GroupTimes> group_times;  // every part's listed group times
+  std::vector<CallTimeBucketTotal> call_times;  // every part's per-call times
   std::string head;  // the members but "regions", for RunFromJson
   // The parts' lists of runs given back (Recycle), emptied, for the next
   // file's parts: with thousands of parts per file, allocating them anew
   // was a quarter of td report DIR's time.
   std::vector<std::vector<EventDelta>> spare_events;
   std::vector<std::vector<GroupTimes>> spare_groups;
+  std::vector<CallTimeCounts> spare_call_times;
 };
 RunScanBuffers::RunScanBuffers() : vectors_(std::make_unique<Vectors>()) {}
 RunScanBuffers::~RunScanBuffers() = default;
@@ -117,6 +120,10 @@ void RunScanBuffers::Recycle(RunData* run) {
       if (part.groups.capacity() > 0) {
         part.groups.clear();
         v.spare_groups.push_back(std::move(part.groups));
+      }
+      if (part.call_times.capacity() > 0) {
+        part.call_times.clear();
+        v.spare_call_times.push_back(std::move(part.call_times));
       }
     }
   }
@@ -136,12 +143,15 @@ class RegionsScan {
         parts_(buffers->parts),
         counts_(buffers->counts),
         group_times_(buffers->group_times),
+        call_times_(buffers->call_times),
         spare_events_(buffers->spare_events),
-        spare_groups_(buffers->spare_groups) {
+        spare_groups_(buffers->spare_groups),
+        spare_call_times_(buffers->spare_call_times) {
     parts_of_region_.clear();
     parts_.clear();
     counts_.clear();
     group_times_.clear();
+    call_times_.clear();
   }
 
   bool Regions() {
@@ -202,6 +212,15 @@ class RegionsScan {
         } else if (raw.listed != 0) {
           return false;  // some lists, some null: the full reader says what is wrong
         }
+        if (raw.call_times.count > 0) {
+          if (!spare_call_times_.empty()) {
+            part.call_times = std::move(spare_call_times_.back());
+            spare_call_times_.pop_back();
+          }
+          const auto times = call_times_.begin() + static_cast<ptrdiff_t>(raw.call_times.first);
+          part.call_times.assign(times, times + static_cast<ptrdiff_t>(raw.call_times.count));
+          if (!CallTimeCountsValid(part.call_times)) return false;
+        }
         region.threads.push_back(std::move(part));
       }
     }
@@ -219,21 +238,30 @@ class RegionsScan {
     *seen = 0;
     if (!in_.Take('{') || in_.Take('}')) return false;
     bool more = true;
-    // The next key is guessed as the one after the last in `order`, so that
-    // keys td leaves out (a region's sample_every, a part's zero counts) cost
-    // one miss, not a miss for every key after them.
+    // td writes the keys in `order`, leaving some out (a region's
+    // sample_every, a part's zero counts): the keys after the last one in
+    // that order are tried first, each compared in place; any other key is
+    // read as a string and looked up.
     size_t rank = 0;
     while (more) {
-      std::string_view key;
-      if (!in_.RawString(&key) || !in_.Take(':')) return false;
-      const int guess = rank < N ? order[rank] : -1;
-      const int k = KeyIndex(key, keys, guess);
-      if (k < 0 || (*seen & (1u << k))) return false;
-      *seen |= 1u << k;
-      if (k != guess) {
-        rank = 0;
-        while (rank < N && order[rank] != k) ++rank;
+      int k = -1;
+      for (size_t next = rank; next < N; ++next) {
+        if (in_.TakeKey(keys[order[next]])) {
+          k = order[next];
+          rank = next;
+          break;
+        }
       }
+      if (k < 0) {
+        std::string_view key;
+        if (!in_.RawString(&key) || !in_.Take(':')) return false;
+        k = KeyIndex(key, keys, -1);
+        if (k < 0) return false;
+        rank = 0;
+        while (order[rank] != k) ++rank;
+      }
+      if (*seen & (1u << k)) return false;
+      *seen |= 1u << k;
       ++rank;
       if (!on_member(k) || !in_.Separator('}', &more)) return false;
     }
@@ -355,7 +383,7 @@ class RegionsScan {
           ok = Groups(&raw.groups);
           break;
         case kMpi: ok = Mpi(&t.mpi); break;
-        case kCallTimes: ok = CallTimes(&t.call_times); break;
+        case kCallTimes: ok = CallTimes(&raw.call_times); break;
         default: ok = false;
       }
       return ok;
@@ -379,10 +407,11 @@ class RegionsScan {
     return true;
   }
 
-  // [[bucket, calls, ns], ...]: buckets ascending, below kCallTimeBuckets,
-  // calls at least 1 (CallTimeCountsValid).
-  bool CallTimes(CallTimeCounts* out) {
+  // [[bucket, calls, ns], ...] appended to call_times_, where *span says;
+  // checked (CallTimeCountsValid: buckets ascending, calls at least 1) by Finish.
+  bool CallTimes(CountSpan* span) {
     if (!in_.Take('[')) return false;
+    span->first = call_times_.size();
     if (in_.Take(']')) return true;
     for (bool more = true; more;) {
       uint64_t bucket = 0, ns = 0;
@@ -395,10 +424,11 @@ class RegionsScan {
       }
       total.bucket = static_cast<uint32_t>(bucket);
       total.ns = static_cast<int64_t>(ns);
-      out->push_back(total);
+      call_times_.push_back(total);
+      ++span->count;
       if (!in_.Separator(']', &more)) return false;
     }
-    return CallTimeCountsValid(*out);
+    return true;
   }
 
   // A list of counts appended to counts_, where *span says.
@@ -441,8 +471,10 @@ class RegionsScan {
   std::vector<RawPart>& parts_;
   std::vector<uint64_t>& counts_;
   std::vector<GroupTimes>& group_times_;
+  std::vector<CallTimeBucketTotal>& call_times_;
   std::vector<std::vector<EventDelta>>& spare_events_;
   std::vector<std::vector<GroupTimes>>& spare_groups_;
+  std::vector<CallTimeCounts>& spare_call_times_;
 };
 
 }  // namespace

@@ -143,6 +143,53 @@ TEST(RunFileScan, LeavesJobFilesAndOddSpellingsToTheFullReader) {
   }
 }
 
+// The scan compares the keys td writes next in place; keys in another
+// order are read the slow way, and still decoded as the full reader does.
+// Per-call times are checked once the file is read: out of order or with
+// no calls, both readers refuse them.
+TEST(RunFileScan, KeysInAnotherOrderAndPerCallTimesAsTheFullReader) {
+  RunData timed = sample_runs::TwoThreadRun();
+  timed.regions[0].threads[0].call_times = {{40, 1, 1500}, {68, 1, 498'500}};
+  const std::string text = RunFileText(timed);
+  const auto moved = [](std::string changed, const std::string& member, const std::string& after) {
+    const size_t at = changed.find(member);
+    EXPECT_NE(at, std::string::npos) << member;
+    changed.erase(at, member.size());
+    const size_t to = changed.find(after, at);
+    EXPECT_NE(to, std::string::npos) << after;
+    changed.insert(to + after.size(), "," + member.substr(0, member.size() - 1));
+    return changed;
+  };
+  // "calls" (second in td's order) moved after "thread" (nearly last).
+  const std::string reordered = moved(text, "\"calls\":" + std::to_string(timed.regions[0].threads[0].calls) + ",",
+                                      "\"thread\":0");
+  ASSERT_NE(reordered, text);
+  const std::optional<RunData> scanned = ScanRunText(reordered);
+  ASSERT_TRUE(scanned);
+  EXPECT_EQ(scanned->regions[0].threads[0].calls, timed.regions[0].threads[0].calls);
+  EXPECT_TRUE(ScanAgrees(reordered));
+  // A key twice, the second out of order: nlohmann keeps the last, the scan declines.
+  std::string twice = reordered;
+  const std::string thread_then_calls = "\"thread\":0,\"calls\":";
+  const size_t at = twice.find(thread_then_calls);
+  ASSERT_NE(at, std::string::npos);
+  twice.insert(at + thread_then_calls.size() - 8, "\"thread\":0,");
+  ASSERT_TRUE(nlohmann::json::accept(twice));
+  EXPECT_FALSE(ScanRunText(twice));
+  ScanAgrees(twice);
+
+  for (const std::string& times : {std::string("[[68,1,498500],[40,1,1500]]"), std::string("[[40,0,1500]]")}) {
+    std::string changed = text;
+    const std::string written = "[[40,1,1500],[68,1,498500]]";
+    const size_t at = changed.find(written);
+    ASSERT_NE(at, std::string::npos);
+    changed.replace(at, written.size(), times);
+    EXPECT_FALSE(ScanRunText(changed)) << times;
+    EXPECT_FALSE(FullRead(changed).ok()) << times;
+    ScanAgrees(changed);
+  }
+}
+
 TEST(RunFileScan, AgreesWithTheFullReaderOnEveryValueOfEveryField) {
   const nlohmann::json base = nlohmann::json::parse(RunFileText(sample_runs::TwoThreadRun()));
   const std::vector<nlohmann::json> values = {

@@ -49,6 +49,20 @@ RunData OuterPattern() {
   return data;
 }
 
+// A file's parts out of thread order, a thread twice (td writes neither):
+// the spread is over each thread once, its parts summed, the slowest found
+// in thread order as before.
+TEST(OpenMPSpread, PartsOutOfThreadOrderAndRepeatedAreSummedPerThread) {
+  RunData data = OuterPattern();
+  data.regions[2].threads = {On(data, 3, 5), On(data, 1, 2), On(data, 3, 1), On(data, 2, 6)};
+  const ThreadSpread step = TeamSpreads(data)[2];
+  EXPECT_EQ(step.threads, 4u);  // threads 1, 2 and 3, and 0 from its nested copy
+  EXPECT_EQ(step.min, 2 * kMs);
+  EXPECT_EQ(step.max, 6 * kMs);  // thread 2's 6 ms and thread 3's 5 + 1 ms: the first in thread order
+  EXPECT_EQ(step.slowest, 2u);
+  EXPECT_DOUBLE_EQ(step.mean, 4.5 * kMs);  // (4 + 2 + 6 + 6) / 4
+}
+
 TEST(OpenMPSpread, CountsTheCallingThreadsNestedCopy) {
   const RunData data = OuterPattern();
   const std::vector<ThreadSpread> spreads = TeamSpreads(data);
