@@ -27,7 +27,7 @@ std::vector<SoftwareMetric> SoftwareMetricColumns(const RunData& data) {
   return columns;
 }
 
-std::vector<SoftwareMetric> SoftwareMetricsOf(const RunData& data, const std::vector<EventDelta>& events,
+std::vector<SoftwareMetric> SoftwareMetricsOf(const RunData& data, absl::Span<const EventDelta> events,
                                               int64_t wall_ns, bool exclusive) {
   std::vector<SoftwareMetric> metrics = SoftwareMetricColumns(data);
   const bool measured = !events.empty() && events.size() == data.layout.events.size();
@@ -52,7 +52,7 @@ std::vector<SoftwareMetric> SoftwareMetricsOf(const RunData& data, const std::ve
 
 std::vector<SoftwareMetric> RegionSoftwareMetrics(const RunData& data, const Region& region, bool exclusive) {
   const RegionTotals totals = Totals(region, data.layout.events.size());
-  return SoftwareMetricsOf(data, totals.counters_measured ? totals.events : std::vector<EventDelta>{},
+  return SoftwareMetricsOf(data, totals.counters_measured ? absl::MakeConstSpan(totals.events) : absl::Span<const EventDelta>(),
                            exclusive ? totals.wall_exclusive_ns : totals.wall_inclusive_ns, exclusive);
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "runtime/recorded/run_data.h"
 
 namespace td {
@@ -33,7 +34,7 @@ std::vector<SoftwareMetric> SoftwareMetricColumns(const RunData& data);
 // region; `wall_ns` is the wall time CPU utilisation is taken against.
 // `exclusive` takes the exclusive deltas; CPU utilisation is then not
 // computed (see software_metrics.cc).
-std::vector<SoftwareMetric> SoftwareMetricsOf(const RunData& data, const std::vector<EventDelta>& events,
+std::vector<SoftwareMetric> SoftwareMetricsOf(const RunData& data, absl::Span<const EventDelta> events,
                                               int64_t wall_ns, bool exclusive = false);
 
 // A region's totals: events summed over threads, against the longest

@@ -13,6 +13,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/types/span.h"
 #include "runtime/base/byte_strings.h"
 #include "runtime/base/json_file.h"
 
@@ -134,7 +135,7 @@ void AppendMember(std::string_view member, Number value, std::string* out) {
   AppendNumber(value, out);
 }
 
-void AppendNumbers(const std::vector<EventDelta>& events, bool inclusive, std::string* out) {
+void AppendNumbers(absl::Span<const EventDelta> events, bool inclusive, std::string* out) {
   out->push_back('[');
   for (size_t e = 0; e < events.size(); ++e) {
     if (e > 0) out->push_back(',');

@@ -102,8 +102,8 @@ struct RunScanBuffers::Vectors {
   // The parts' lists of runs given back (Recycle), emptied, for the next
   // file's parts: with thousands of parts per file, allocating them anew
   // was a quarter of td report DIR's time.
-  std::vector<std::vector<EventDelta>> spare_events;
-  std::vector<std::vector<GroupTimes>> spare_groups;
+  std::vector<PartEvents> spare_events;
+  std::vector<PartGroupTimes> spare_groups;
   std::vector<CallTimeCounts> spare_call_times;
 };
 RunScanBuffers::RunScanBuffers() : vectors_(std::make_unique<Vectors>()) {}
@@ -472,8 +472,8 @@ class RegionsScan {
   std::vector<uint64_t>& counts_;
   std::vector<GroupTimes>& group_times_;
   std::vector<CallTimeBucketTotal>& call_times_;
-  std::vector<std::vector<EventDelta>>& spare_events_;
-  std::vector<std::vector<GroupTimes>>& spare_groups_;
+  std::vector<PartEvents>& spare_events_;
+  std::vector<PartGroupTimes>& spare_groups_;
   std::vector<CallTimeCounts>& spare_call_times_;
 };
 

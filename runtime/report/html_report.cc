@@ -173,7 +173,7 @@ void AppendRegion(const RunData& data, size_t index, const TopDownResult* result
                             HumanDuration(t.wall_exclusive_ns));
       const bool measured = t.events.size() == data.layout.events.size();
       for (const SoftwareMetric& m :
-           SoftwareMetricsOf(data, measured ? t.events : std::vector<EventDelta>{}, t.wall_inclusive_ns)) {
+           SoftwareMetricsOf(data, measured ? absl::MakeConstSpan(t.events) : absl::Span<const EventDelta>(), t.wall_inclusive_ns)) {
         AppendSoftwareCell(m, out);
       }
       *out += "</tr>\n";

@@ -70,7 +70,7 @@ class TableWriter {
       std::vector<std::string> cells = {WithThousands(r.calls), HumanDuration(r.wall_inclusive_ns),
                                         HumanDuration(r.wall_exclusive_ns)};
       const std::vector<SoftwareMetric> software =
-          SoftwareMetricsOf(data_, r.measured ? r.events : std::vector<EventDelta>{}, r.wall_inclusive_ns);
+          SoftwareMetricsOf(data_, r.measured ? absl::MakeConstSpan(r.events) : absl::Span<const EventDelta>(), r.wall_inclusive_ns);
       for (const SoftwareMetric& m : software) cells.push_back(FormatSoftwareValue(m));
       out += PadRight(r.label, label_width);
       for (size_t c = 0; c < cells.size(); ++c) out += "  " + PadLeft(cells[c], widths[c]);
@@ -152,7 +152,7 @@ void AddRegionRows(const RunData& data, const std::vector<bool>& shown, int root
         trow.wall_inclusive_ns = t.wall_inclusive_ns;
         trow.wall_exclusive_ns = t.wall_exclusive_ns;
         trow.measured = t.events.size() == num_events;
-        trow.events = t.events;
+        trow.events.assign(t.events.begin(), t.events.end());
         table->Add(std::move(trow));
       }
     }
