@@ -114,8 +114,14 @@ void ThreadState::BeginSampled(uint32_t region, const td_site* site) {
 template <bool kLeave, ThreadState::Path kPath, uint32_t kMembers, bool kFake, int kGroupWord>
 void ThreadState::EndWithoutHistogram(uint32_t region, int64_t wall) {
   const size_t d = depth_ - 1;
-  CountedWithoutHistogram(frames_[d].node, wall);
-  CloseEnded<kLeave, kPath, kMembers, kFake, kGroupWord>(region, d, frames_[d]);
+  const uint32_t node = frames_[d].node;
+  // The counters are read first: making the histogram (a first one reserves
+  // room for all of the thread's, which a sanitizer's allocator fills in)
+  // is td's own work and stays out of the region's counts. Still inside
+  // the marker, as finalize expects of anything that changes the storage.
+  CloseEnded<false, kPath, kMembers, kFake, kGroupWord>(region, d, frames_[d]);
+  CountedWithoutHistogram(node, wall);
+  if constexpr (kLeave) Leave();
 }
 
 template <bool kLeave, ThreadState::Path kPath, uint32_t kMembers, bool kFake, int kGroupWord>
