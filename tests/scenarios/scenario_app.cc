@@ -303,7 +303,7 @@ void Sweep() {
   for (int block = 1; block <= 3; ++block) {
     for (int repeat = 0; repeat < 2; ++repeat) {
       TD_REGION_BEGIN_P("block", block * 16);
-      Spin(std::chrono::microseconds(100 * block));
+      Spin(std::chrono::microseconds(1000 * block));
       TD_REGION_END_P("block", block * 16);
     }
     TD_SCOPE_P("scoped", -block);
