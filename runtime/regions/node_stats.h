@@ -53,8 +53,6 @@ struct NodeStats {
   uint64_t mpi_bytes = 0;
 };
 
-// Of `calls` outermost calls, those whose times and counts were read when one
-// in `sample_every` is: the first, then every sample_every-th.
 // Whether this call of `stats` is one whose times and counts are read
 // (TD_SAMPLE, td_region_sample): counts down to the next such call.
 inline bool TakeMeasuredCall(NodeStats& stats) {
@@ -63,6 +61,8 @@ inline bool TakeMeasuredCall(NodeStats& stats) {
   return true;
 }
 
+// Of `calls` outermost calls, those whose times and counts were read when one
+// in `sample_every` is: the first, then every sample_every-th.
 inline uint64_t MeasuredOutermostCalls(uint64_t calls, uint32_t sample_every) {
   return sample_every <= 1 ? calls : calls / sample_every + (calls % sample_every != 0 ? 1 : 0);
 }
