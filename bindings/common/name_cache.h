@@ -40,6 +40,15 @@ NamedSite* SiteForC(const char* name);
 // How many sites exist (indexes below this are taken).
 uint32_t SiteCount();
 
+// A Fortran hidden length: gfortran passes size_t; older ABIs an int, whose
+// upper register half is then undefined.
+inline size_t FortranLength(size_t length) { return length > 0x7fffffffu ? (length & 0x7fffffffu) : length; }
+
+// The site of a marker API's Fortran entry point `function` for `name`.
+inline NamedSite* FortranSite(const char* name, size_t length, const char* function) {
+  return SiteForFortran(name, FortranLength(length), function, "Fortran");
+}
+
 }  // namespace td::bindings
 
 #endif  // TD_BINDINGS_COMMON_NAME_CACHE_H_

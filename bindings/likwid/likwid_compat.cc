@@ -21,9 +21,7 @@ using td::compat::RegionState;
 
 namespace {
 
-// A Fortran hidden length: gfortran passes size_t; older ABIs an int, whose
-// upper register half is then undefined.
-inline size_t FortranLength(size_t length) { return length > 0x7fffffffu ? (length & 0x7fffffffu) : length; }
+using td::bindings::FortranSite;
 
 int Start(NamedSite* site, const char* function) {
   RegionState* region = td::compat::RegionFor(site);
@@ -71,9 +69,6 @@ NamedSite* CSite(const char* tag, const char* function) {
   return site;
 }
 
-NamedSite* FortranSite(const char* tag, size_t length, const char* function) {
-  return td::bindings::SiteForFortran(tag, FortranLength(length), function, "Fortran");
-}
 
 }  // namespace
 

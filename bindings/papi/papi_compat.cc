@@ -143,11 +143,7 @@ int Stop() {
   return PAPI_OK;
 }
 
-inline size_t FortranLength(size_t length) { return length > 0x7fffffffu ? (length & 0x7fffffffu) : length; }
-
-NamedSite* FortranSite(const char* region, size_t length, const char* function) {
-  return td::bindings::SiteForFortran(region, FortranLength(length), function, "Fortran");
-}
+using td::bindings::FortranSite;
 
 }  // namespace
 

@@ -75,4 +75,18 @@ size_t EditDistance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
+size_t DisplayColumns(const std::string& text) {
+  return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+std::string PadLeft(const std::string& text, size_t columns) {
+  const size_t used = DisplayColumns(text);
+  return used >= columns ? text : std::string(columns - used, ' ') + text;
+}
+
+std::string PadRight(const std::string& text, size_t columns) {
+  const size_t used = DisplayColumns(text);
+  return used >= columns ? text : text + std::string(columns - used, ' ');
+}
+
 }  // namespace td

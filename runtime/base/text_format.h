@@ -35,6 +35,14 @@ std::string Counted(size_t n, const std::string& noun);
 // Levenshtein distance, for "closest names" in error messages.
 size_t EditDistance(const std::string& a, const std::string& b);
 
+// Terminal columns of UTF-8 text: every code point one column ("—" and "µ"
+// are one column and more bytes).
+size_t DisplayColumns(const std::string& text);
+// `text` padded with spaces to `columns` display columns: on the left
+// (right-aligned) or on the right (left-aligned); never cut.
+std::string PadLeft(const std::string& text, size_t columns);
+std::string PadRight(const std::string& text, size_t columns);
+
 }  // namespace td
 
 #endif  // TD_RUNTIME_BASE_TEXT_FORMAT_H_

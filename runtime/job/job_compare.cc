@@ -72,9 +72,6 @@ std::string JobTitle(const JobView& v) {
                          v.present.size(), v.present.size() == 1 ? "" : "s");
 }
 
-std::string Name(const RegionAcrossRanks& r) {
-  return std::string(2 * r.depth, ' ') + Printable(r.path.substr(r.path.rfind('/') + 1));
-}
 
 std::string Seconds(double ns) { return RightAligned(HumanDuration(static_cast<int64_t>(ns)), 11); }
 
@@ -87,13 +84,13 @@ std::string ScalabilityText(const JobView& a, const JobView& b, const std::vecto
   for (const RegionPair& pair : pairs) {
     const auto s = ScalabilityOfPair(pair, a_ref, scaling);
     if (!s) continue;
-    absl::StrAppendFormat(&rows, "%-32s %5d %5d %s %s %9.3f %7.3f %7.3f %8.3f %8.3f\n", Name(*pair.first), s->a_ranks,
+    absl::StrAppendFormat(&rows, "%-32s %5d %5d %s %s %9.3f %7.3f %7.3f %8.3f %8.3f\n", IndentedName(*pair.first), s->a_ranks,
                           s->b_ranks, Seconds(s->a_useful_ns), Seconds(s->b_useful_ns), s->computation_scalability,
                           pair.first->efficiency.parallel_efficiency, pair.second->efficiency.parallel_efficiency,
                           s->a_global_efficiency, s->b_global_efficiency);
     if (!s->counts) continue;
     const Scalability::Counts& c = *s->counts;
-    absl::StrAppendFormat(&split, "%-32s %7.3f %7.3f %10.3f %9.3f %9.3f\n", Name(*pair.first), c.a_ipc, c.b_ipc,
+    absl::StrAppendFormat(&split, "%-32s %7.3f %7.3f %10.3f %9.3f %9.3f\n", IndentedName(*pair.first), c.a_ipc, c.b_ipc,
                           c.instruction_scalability, c.ipc_scalability, c.frequency_scalability);
   }
   if (rows.empty()) return "";
@@ -233,7 +230,7 @@ std::string FormatJobComparisonText(const JobView& a, const JobView& b, Scaling 
                               : rb == nullptr ? "A only"
                               : speedup       ? absl::StrFormat("%.2fx", *speedup)
                                               : "—";
-    absl::StrAppendFormat(&out, "%-32s %s %s %8s\n", Name(ra != nullptr ? *ra : *rb), side(ra), side(rb), shown);
+    absl::StrAppendFormat(&out, "%-32s %s %s %8s\n", IndentedName(ra != nullptr ? *ra : *rb), side(ra), side(rb), shown);
   }
   return out + ScalabilityText(a, b, pairs, scaling);
 }

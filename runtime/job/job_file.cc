@@ -115,10 +115,6 @@ void MergeViews(JobView* into, JobView later, bool keep_rows, std::vector<std::m
   }
 }
 
-nlohmann::json SpreadJson(const Spread& s) {
-  if (s.ranks == 0) return nullptr;
-  return {{"min", s.min}, {"mean", s.mean}, {"max", s.max}, {"max_rank", s.max_rank}, {"ranks", s.ranks}};
-}
 
 Spread SpreadFromJson(const nlohmann::json& j) {
   Spread s;
@@ -131,7 +127,6 @@ Spread SpreadFromJson(const nlohmann::json& j) {
   return s;
 }
 
-int Depth(const std::string& path) { return static_cast<int>(std::count(path.begin(), path.end(), '/')); }
 
 // Present ranks as [first, last] runs: a 10,000-rank job that all arrived is one pair.
 nlohmann::json RankRuns(const std::vector<int64_t>& ranks) {
@@ -348,7 +343,7 @@ absl::StatusOr<JobTable> JobTableFromJson(const nlohmann::json& json, const std:
     for (const auto& region : json.at("regions")) {
       RegionAcrossRanks r;
       r.path = UnescapeBytes(region.at("path").get<std::string>());
-      r.depth = Depth(r.path);
+      r.depth = PathDepth(r.path);
       r.calls = region.at("calls").get<uint64_t>();
       r.wall_ns = SpreadFromJson(region.at("wall_ns"));
       r.task_clock_ns = SpreadFromJson(region.at("task_clock_ns"));

@@ -68,9 +68,6 @@ void SettleEfficiency(RegionAcrossRanks* region) {
 
 namespace {
 
-std::string Name(const RegionAcrossRanks& r) {
-  return std::string(2 * r.depth, ' ') + Printable(r.path.substr(r.path.rfind('/') + 1));
-}
 
 std::string Duration(double ns) { return HumanDuration(static_cast<int64_t>(ns)); }
 
@@ -119,7 +116,7 @@ std::string FormatImbalances(const JobView& view) {
                         "lost s");
   for (const RegionAcrossRanks& r : view.regions) {
     const Imbalance wall = ImbalanceOf(r.wall_ns), cpu = ImbalanceOf(r.task_clock_ns);
-    absl::StrAppendFormat(&out, "%-32s %9.2f %6.1f%% %9.3f ", Name(r), wall.ratio, wall.percent,
+    absl::StrAppendFormat(&out, "%-32s %9.2f %6.1f%% %9.3f ", IndentedName(r), wall.ratio, wall.percent,
                           wall.lost_core_seconds);
     if (cpu.ranks == 0) {
       absl::StrAppendFormat(&out, "%9s %7s %9s\n", "—", "—", "—");
@@ -143,7 +140,7 @@ std::string FormatEfficiencies(const JobView& view) {
   for (const RegionAcrossRanks& r : view.regions) {
     const Efficiency& e = r.efficiency;
     if (e.ranks == 0) continue;
-    absl::StrAppendFormat(&out, "%-32s %8.3f %8.3f %8.3f %9s %10s %10s %s\n", Name(r), e.load_balance,
+    absl::StrAppendFormat(&out, "%-32s %8.3f %8.3f %8.3f %9s %10s %10s %s\n", IndentedName(r), e.load_balance,
                           e.communication_efficiency, e.parallel_efficiency, Rank(e.late_rank),
                           e.late_rank < 0 ? "—" : Duration(e.late_by_ns), Duration(e.waited_ns),
                           e.most_waiting_rank < 0 ? "—"
@@ -209,6 +206,10 @@ std::string MetricsCsvOfRegion(const RegionAcrossRanks& region) {
   out += wall.ranks == 0 ? "," : absl::StrFormat(",%.4f", wall.lost_core_seconds);
   out += cpu.ranks == 0 ? "," : absl::StrFormat(",%.4f", cpu.lost_core_seconds);
   return out;
+}
+
+std::string IndentedName(const RegionAcrossRanks& r) {
+  return std::string(2 * r.depth, ' ') + Printable(r.path.substr(r.path.rfind('/') + 1));
 }
 
 }  // namespace td

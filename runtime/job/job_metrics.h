@@ -80,6 +80,9 @@ nlohmann::json JobEfficiencyJson(const JobView& view);
 // `text` right-aligned in `width` terminal columns, each UTF-8 character
 // one column ("µs" is two bytes): the job views' text tables.
 std::string RightAligned(const std::string& text, size_t width);
+// A region's last path element, indented two spaces per level: the name
+// column of the job views' text tables.
+std::string IndentedName(const RegionAcrossRanks& region);
 
 // The CSV columns of the derived values: the header's tail, a rank's row
 // (MPI time, wait) and a region's "all" row.

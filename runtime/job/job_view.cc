@@ -34,7 +34,6 @@ std::string ThreadsCsv(const RegionOnRank& on) {
                       on.thread_imbalance ? absl::StrFormat("%.4f", *on.thread_imbalance) : "");
 }
 
-int Depth(const std::string& path) { return static_cast<int>(std::count(path.begin(), path.end(), '/')); }
 
 // The ranks' files must be one job's: same program and job, each rank once.
 absl::Status CheckOneJob(const std::vector<RankSummary>& runs) {
@@ -203,7 +202,7 @@ absl::StatusOr<JobView> BuildJobView(std::vector<RankSummary> runs) {
       if (added) {
         RegionAcrossRanks across;
         across.path = std::move(region.path);
-        across.depth = Depth(across.path);
+        across.depth = PathDepth(across.path);
         view.regions.push_back(std::move(across));
       }
       RegionAcrossRanks& across = view.regions[it->second];
@@ -373,10 +372,6 @@ std::string FormatJobCsv(const JobView& view) {
 
 namespace {
 
-nlohmann::json SpreadJson(const Spread& s) {
-  if (s.ranks == 0) return nullptr;
-  return {{"min", s.min}, {"mean", s.mean}, {"max", s.max}, {"max_rank", s.max_rank}, {"ranks", s.ranks}};
-}
 
 nlohmann::json RegionJson(const RegionAcrossRanks& r) {
   nlohmann::json per_rank = nlohmann::json::array();
@@ -457,5 +452,12 @@ std::string JobViewJsonText(const JobView& view) {
   text.replace(at, kEmpty.size(), regions);
   return text;
 }
+
+nlohmann::json SpreadJson(const Spread& s) {
+  if (s.ranks == 0) return nullptr;
+  return {{"min", s.min}, {"mean", s.mean}, {"max", s.max}, {"max_rank", s.max_rank}, {"ranks", s.ranks}};
+}
+
+int PathDepth(const std::string& path) { return static_cast<int>(std::count(path.begin(), path.end(), '/')); }
 
 }  // namespace td

@@ -140,6 +140,10 @@ void AddMpiShare(const RegionOnRank& on_rank, Spread* share);
 // One row per region and rank, then one per region with rank "all".
 std::string FormatJobCsv(const JobView& view);
 nlohmann::json JobViewToJson(const JobView& view);
+// What the job view and the job file both write: a spread as JSON (null
+// when no rank had the value), and a region path's depth ("a/b" is 1).
+nlohmann::json SpreadJson(const Spread& spread);
+int PathDepth(const std::string& path);
 // The same text as DumpJson(JobViewToJson(view), 1), made one region at a
 // time, so a large job's view is never one JSON tree ("" when memory runs out).
 std::string JobViewJsonText(const JobView& view);

@@ -18,7 +18,7 @@ namespace {
 
 constexpr char kNone[] = "—";
 
-struct Row {
+struct CompareRow {
   std::string name;
   std::vector<std::string> cells;  // as text and HTML show them
   std::vector<std::string> csv;    // empty: the cells, "—" left empty
@@ -31,9 +31,9 @@ std::string Cell(const TreeNode* n) {
 }
 
 // Speedup and IPC lead, as in the paper's tables.
-void AddHeadlineRows(const std::vector<CompareColumn>& columns, std::vector<Row>* rows) {
-  Row speedup{"Speedup", {}, {}};
-  Row ipc{"IPC", {}, {}};
+void AddHeadlineRows(const std::vector<CompareColumn>& columns, std::vector<CompareRow>* rows) {
+  CompareRow speedup{"Speedup", {}, {}};
+  CompareRow ipc{"IPC", {}, {}};
   const double first = static_cast<double>(columns.front().wall_ns);
   for (const CompareColumn& c : columns) {
     speedup.cells.push_back(c.wall_ns > 0 ? absl::StrFormat("%.2f", first / static_cast<double>(c.wall_ns))
@@ -55,7 +55,7 @@ const TopDownResult* TreeShape(const std::vector<CompareColumn>& columns) {
 
 // Levels 1 and 2, and deeper nodes only where some column flags them.
 void AddNodeRows(const std::vector<CompareColumn>& columns, const TopDownResult& shape,
-                 std::vector<Row>* rows) {
+                 std::vector<CompareRow>* rows) {
   for (const TreeNode& node : shape.tree) {
     bool keep = node.level <= 2;
     for (const CompareColumn& c : columns) {
@@ -63,7 +63,7 @@ void AddNodeRows(const std::vector<CompareColumn>& columns, const TopDownResult&
       keep |= n != nullptr && n->flagged;
     }
     if (!keep) continue;
-    Row row{std::string(2 * (node.level - 1), ' ') + node.ShortName(), {}, {}};
+    CompareRow row{std::string(2 * (node.level - 1), ' ') + node.ShortName(), {}, {}};
     for (const CompareColumn& c : columns) row.cells.push_back(Cell(c.tree ? c.tree->FindSame(node) : nullptr));
     rows->push_back(std::move(row));
   }
@@ -104,9 +104,9 @@ std::vector<const SoftwareMetric*> MetricKinds(const std::vector<CompareColumn>&
 }
 
 // Wall time, calls, then each software metric with its ratio to the first column.
-void AddMeasuredRows(const std::vector<CompareColumn>& columns, std::vector<Row>* rows) {
-  Row wall{"Wall time", {}, {}};
-  Row calls{"Calls", {}, {}};
+void AddMeasuredRows(const std::vector<CompareColumn>& columns, std::vector<CompareRow>* rows) {
+  CompareRow wall{"Wall time", {}, {}};
+  CompareRow calls{"Calls", {}, {}};
   for (const CompareColumn& c : columns) {
     wall.cells.push_back(HumanDuration(c.wall_ns));
     wall.csv.push_back(absl::StrCat(c.wall_ns));
@@ -116,8 +116,8 @@ void AddMeasuredRows(const std::vector<CompareColumn>& columns, std::vector<Row>
   rows->push_back(std::move(wall));
   rows->push_back(std::move(calls));
   for (const SoftwareMetric* kind : MetricKinds(columns)) {
-    Row value{kind->label, {}, {}};
-    Row ratio{kind->label + " ratio", {}, {}};
+    CompareRow value{kind->label, {}, {}};
+    CompareRow ratio{kind->label + " ratio", {}, {}};
     const SoftwareMetric* base = FindMetric(columns.front(), kind->key);
     for (const CompareColumn& c : columns) {
       const SoftwareMetric* m = FindMetric(c, kind->key);
@@ -144,7 +144,7 @@ std::string Legend(const CompareColumn& c) {
   return absl::StrFormat("%s = region %s of %s", c.label, c.region, c.run);
 }
 
-std::string FormatHtml(const std::vector<CompareColumn>& columns, const std::vector<Row>& rows, bool tree) {
+std::string FormatHtml(const std::vector<CompareColumn>& columns, const std::vector<CompareRow>& rows, bool tree) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>td compare</title>"
       "<style>body{font-family:system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse}"
@@ -158,7 +158,7 @@ std::string FormatHtml(const std::vector<CompareColumn>& columns, const std::vec
   out += "</tr>\n<tr class=\"what\"><th>run</th>";
   for (const CompareColumn& c : columns) out += "<th>" + HtmlEscape(c.run) + "</th>";
   out += "</tr>\n";
-  for (const Row& r : rows) {
+  for (const CompareRow& r : rows) {
     const size_t indent = r.name.find_first_not_of(' ');
     absl::StrAppendFormat(&out, "<tr><td style=\"padding-left:%.1fem\">%s</td>", 0.8 + indent * 0.6,
                           HtmlEscape(r.name.substr(indent)));
@@ -173,11 +173,11 @@ std::string FormatHtml(const std::vector<CompareColumn>& columns, const std::vec
   return out + "</body></html>\n";
 }
 
-std::string FormatCsv(const std::vector<CompareColumn>& columns, const std::vector<Row>& rows) {
+std::string FormatCsv(const std::vector<CompareColumn>& columns, const std::vector<CompareRow>& rows) {
   std::vector<std::string> header = {"row"};
   for (const CompareColumn& c : columns) header.push_back(CsvField(c.label));
   std::string out = absl::StrJoin(header, ",") + "\n";
-  for (const Row& r : rows) {
+  for (const CompareRow& r : rows) {
     std::vector<std::string> fields = {CsvField(r.name.substr(r.name.find_first_not_of(' ')))};
     for (size_t i = 0; i < r.cells.size(); ++i) {
       const std::string& cell = r.csv.empty() ? r.cells[i] : r.csv[i];
@@ -195,31 +195,21 @@ std::string FormatCsv(const std::vector<CompareColumn>& columns, const std::vect
   return out + absl::StrJoin(region, ",") + "\n" + absl::StrJoin(run, ",") + "\n";
 }
 
-// Display columns of UTF-8 text: "—" and "µ" are one column, more bytes.
-size_t DisplayWidth(const std::string& s) {
-  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char ch) { return (ch & 0xC0) != 0x80; }));
-}
-
-std::string PadLeft(const std::string& s, size_t width) {
-  const size_t w = DisplayWidth(s);
-  return w >= width ? s : std::string(width - w, ' ') + s;
-}
-
-std::string FormatText(const std::vector<CompareColumn>& columns, const std::vector<Row>& rows, bool tree) {
+std::string FormatText(const std::vector<CompareColumn>& columns, const std::vector<CompareRow>& rows, bool tree) {
   std::string out;
   for (const CompareColumn& c : columns) out += Legend(c) + "\n";
   out += "\n";
   size_t name_width = 6;
-  for (const Row& r : rows) name_width = std::max(name_width, r.name.size());
+  for (const CompareRow& r : rows) name_width = std::max(name_width, r.name.size());
   std::vector<size_t> widths;
   for (size_t i = 0; i < columns.size(); ++i) {
-    widths.push_back(std::max<size_t>(DisplayWidth(columns[i].label), 8));
-    for (const Row& r : rows) widths[i] = std::max(widths[i], DisplayWidth(r.cells[i]));
+    widths.push_back(std::max<size_t>(DisplayColumns(columns[i].label), 8));
+    for (const CompareRow& r : rows) widths[i] = std::max(widths[i], DisplayColumns(r.cells[i]));
   }
   out += std::string(name_width, ' ');
   for (size_t i = 0; i < columns.size(); ++i) out += "  " + PadLeft(columns[i].label, widths[i]);
   out += "\n";
-  for (const Row& r : rows) {
+  for (const CompareRow& r : rows) {
     out += r.name + std::string(name_width - r.name.size(), ' ');
     for (size_t i = 0; i < r.cells.size(); ++i) out += "  " + PadLeft(r.cells[i], widths[i]);
     out += "\n";
@@ -275,7 +265,7 @@ std::string FormatComparison(const std::vector<CompareColumn>& columns, CompareF
     warnings += format == CompareFormat::kHtml ? "<p class=\"note\">" + HtmlEscape(line) + "</p>\n"
                                                : "measurement conditions: " + line + "\n";
   }
-  std::vector<Row> rows;
+  std::vector<CompareRow> rows;
   AddHeadlineRows(columns, &rows);
   const TopDownResult* shape = TreeShape(columns);
   if (shape != nullptr) AddNodeRows(columns, *shape, &rows);

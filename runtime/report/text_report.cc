@@ -24,22 +24,8 @@ namespace td {
 
 namespace {
 
-// Display width of UTF-8 text (every code point counts as one column).
-size_t Columns(const std::string& s) {
-  return static_cast<size_t>(
-      std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
-}
 
-std::string PadRight(const std::string& s, size_t width) {
-  const size_t cols = Columns(s);
-  return cols >= width ? s : s + std::string(width - cols, ' ');
-}
-std::string PadLeft(const std::string& s, size_t width) {
-  const size_t cols = Columns(s);
-  return cols >= width ? s : std::string(width - cols, ' ') + s;
-}
-
-struct Row {
+struct TextRow {
   std::string label;
   uint64_t calls = 0;
   int64_t wall_inclusive_ns = 0;
@@ -53,20 +39,20 @@ class TableWriter {
  public:
   explicit TableWriter(const RunData& data) : data_(data) {}
 
-  void Add(Row row) { rows_.push_back(std::move(row)); }
+  void Add(TextRow row) { rows_.push_back(std::move(row)); }
 
   std::string Render() const {
     size_t label_width = 6;
-    for (const Row& r : rows_) label_width = std::max(label_width, Columns(r.label));
+    for (const TextRow& r : rows_) label_width = std::max(label_width, DisplayColumns(r.label));
     std::vector<std::string> header = {"calls", "wall incl", "wall excl"};
     for (const SoftwareMetric& m : SoftwareMetricColumns(data_)) header.push_back(m.label);
     std::vector<size_t> widths;
-    for (const auto& h : header) widths.push_back(std::max<size_t>(Columns(h), 10));
+    for (const auto& h : header) widths.push_back(std::max<size_t>(DisplayColumns(h), 10));
 
     std::string out = PadRight("region", label_width);
     for (size_t c = 0; c < header.size(); ++c) out += "  " + PadLeft(header[c], widths[c]);
     out += '\n';
-    for (const Row& r : rows_) {
+    for (const TextRow& r : rows_) {
       std::vector<std::string> cells = {WithThousands(r.calls), HumanDuration(r.wall_inclusive_ns),
                                         HumanDuration(r.wall_exclusive_ns)};
       const std::vector<SoftwareMetric> software =
@@ -82,7 +68,7 @@ class TableWriter {
 
  private:
   const RunData& data_;
-  std::vector<Row> rows_;
+  std::vector<TextRow> rows_;
 };
 
 std::string RegionNote(const Region& region) {
@@ -125,7 +111,7 @@ void AddRegionRows(const RunData& data, const std::vector<bool>& shown, int root
     pending.pop_back();
     const Region& region = data.regions[node.index];
     const RegionTotals totals = Totals(region, num_events);
-    Row row;
+    TextRow row;
     const std::string branch = node.top ? "" : (node.last ? "└─ " : "├─ ");
     row.label = node.prefix + branch + Printable(region.name);  // ESC, other controls, bad UTF-8 as \xHH
     row.calls = totals.calls;
@@ -145,7 +131,7 @@ void AddRegionRows(const RunData& data, const std::vector<bool>& shown, int root
                                                                       : node.prefix + (node.last ? "   " : "│  ");
     if (per_thread && data.threads.size() > 1) {
       for (const RegionOnThread& t : region.threads) {
-        Row trow;
+        TextRow trow;
         trow.label = child_prefix + (region.children.empty() ? "   " : "│  ") +
                      absl::StrFormat("· thread %d", t.thread);
         trow.calls = t.calls;

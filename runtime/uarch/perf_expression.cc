@@ -25,6 +25,7 @@
 #include "runtime/uarch/definitions.h"
 #include "runtime/uarch/event_names.h"
 #include "runtime/uarch/expression.h"
+#include "runtime/uarch/perf_metrics_importer.h"
 
 namespace td {
 namespace {
@@ -33,8 +34,8 @@ using nlohmann::json;
 
 bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
 bool IsAlpha(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
-bool IsSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
-bool NameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '#'; }
+using perf_import::IsSpace;
+using perf_import::NameChar;
 
 // perf's privilege and precision modifiers ("u", "k", "ukp"…).
 bool PrivilegeModifiers(const std::string& s) {

@@ -29,8 +29,8 @@ namespace {
 
 using nlohmann::json;
 
-bool IsSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
-bool NameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '#'; }
+using perf_import::IsSpace;
+using perf_import::NameChar;
 
 // The field as a number ("0x3c", "3", 3); `fallback` when absent.
 uint64_t NumberField(const json& e, const char* key, uint64_t fallback = 0) {

@@ -6,6 +6,7 @@
 #ifndef TD_RUNTIME_UARCH_PERF_METRICS_IMPORTER_H_
 #define TD_RUNTIME_UARCH_PERF_METRICS_IMPORTER_H_
 
+#include <cctype>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -119,6 +120,13 @@ class Importer {
   bool arm_ = false;  // arm64 files: ArchStdEvent entries met
   bool amd_ = false;  // AMD's pipeline files: PipelineL groups met
 };
+
+// The characters of perf's metric expressions: blanks between tokens, and
+// what an event's or a metric's name is made of.
+inline bool IsSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+inline bool NameChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '#';
+}
 
 }  // namespace td::perf_import
 

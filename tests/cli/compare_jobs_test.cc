@@ -15,15 +15,15 @@ namespace {
 
 using Ran = td::testing::CommandOutput;
 
-Ran Td(const std::string& args) {
+Ran TdQuiet(const std::string& args) {
   return td::testing::RunShellCommand(absl::StrFormat("%s %s 2>/dev/null", TD_CLI, args));
 }
-std::string Data(const std::string& name) { return std::string(TD_TEST_DATA_DIR) + "/" + name; }
-const std::string kTwo = Data("job_counts_2ranks"), kFour = Data("job_counts_4ranks");
+std::string JobData(const std::string& name) { return std::string(TD_TEST_DATA_DIR) + "/" + name; }
+const std::string kTwo = JobData("job_counts_2ranks"), kFour = JobData("job_counts_4ranks");
 
 // What `td compare --json ARGS` prints (an empty object where it fails).
 nlohmann::json CompareJson(const std::string& args) {
-  const Ran ran = Td("compare --json " + args);
+  const Ran ran = TdQuiet("compare --json " + args);
   EXPECT_EQ(ran.status, 0) << ran.out;
   return ran.status == 0 ? nlohmann::json::parse(ran.out) : nlohmann::json::object();
 }
@@ -48,7 +48,7 @@ void ExpectSplit(const nlohmann::json& s, double computation, double instruction
 // table's header, `split` (A IPC, B IPC, instruction, IPC, frequency) as
 // "solve"'s row of the split table.
 void ExpectText(const std::string& flags, const std::string& header, const std::string& split) {
-  const Ran text = Td("compare " + flags + " " + kTwo + " " + kFour);
+  const Ran text = TdQuiet("compare " + flags + " " + kTwo + " " + kFour);
   ASSERT_EQ(text.status, 0) << text.out;
   EXPECT_NE(text.out.find(header), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("\nsolve                           " + split + "\n"), std::string::npos) << text.out;
@@ -85,11 +85,11 @@ TEST(CompareJobs, WeakScalingComparesTheMeansPerRank) {
              "useful = wall − MPI time per rank; computation scalability = mean useful per rank of A / mean useful per "
              "rank of B",
              "   2.000   1.600      1.800     0.800     1.042");
-  const Ran csv = Td("compare --csv --weak " + kTwo + " " + kFour);
+  const Ran csv = TdQuiet("compare --csv --weak " + kTwo + " " + kFour);
   ASSERT_EQ(csv.status, 0) << csv.out;
   EXPECT_NE(csv.out.find(",weak,1.8000,0.8000,1.0417,2.0000,1.6000\n"), std::string::npos) << csv.out;
   // --weak is for two jobs.
-  EXPECT_EQ(Td("compare --weak " + Data("nopmu_matmul.json") + " " + Data("nopmu_matmul.json")).status, 2);
+  EXPECT_EQ(TdQuiet("compare --weak " + JobData("nopmu_matmul.json") + " " + JobData("nopmu_matmul.json")).status, 2);
 }
 
 // The real 2- and 4-rank job files (tests/data/job_scaling_*): no counts, so
@@ -97,8 +97,8 @@ TEST(CompareJobs, WeakScalingComparesTheMeansPerRank) {
 // hand: useful 1,495,551,547 ns over 2 ranks against 1,730,871,150 over 4,
 // (1495551547 / 2) / (1730871150 / 4) = 1.7280911372.
 TEST(CompareJobs, JobFilesWithoutCountsSayTheyHaveNone) {
-  const std::string two = Data("job_scaling_2ranks.json"), four = Data("job_scaling_4ranks.json");
-  const Ran text = Td("compare " + two + " " + four);
+  const std::string two = JobData("job_scaling_2ranks.json"), four = JobData("job_scaling_4ranks.json");
+  const Ran text = TdQuiet("compare " + two + " " + four);
   ASSERT_EQ(text.status, 0) << text.out;
   EXPECT_NE(text.out.find("\ninstruction and IPC scalability: the jobs' recordings have no instructions/cycles "
                           "counts\n"),

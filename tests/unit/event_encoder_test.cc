@@ -8,17 +8,13 @@
 
 #include "absl/strings/numbers.h"
 #include "gtest/gtest.h"
+#include "tests/unit/embedded_library.h"
 
 namespace td {
 namespace {
 
-const DefinitionLibrary& Library() {
-  static const auto* library = new DefinitionLibrary(*DefinitionLibrary::Load());
-  return *library;
-}
-
 uint64_t Config(const std::string& event, const std::string& pmu) {
-  auto e = EncodeEvent(event, pmu, Library());
+  auto e = EncodeEvent(event, pmu, EmbeddedLibrary());
   EXPECT_TRUE(e.ok()) << event << " on " << pmu << ": " << e.status();
   return e.ok() ? e->config : ~uint64_t{0};
 }
@@ -32,7 +28,7 @@ TEST(EventEncoder, ReferenceEncodingsThroughLibpfm) {
   EXPECT_EQ(Config("CYCLES_NO_RETIRE:NOT_COMPLETE_MISSING_LOAD", "zen4"), 0xa2d6u);
   EXPECT_EQ(Config("UOPS_ISSUED.ANY", "skx"), 0x10eu) << "'.' works like ':'";
   EXPECT_EQ(Config("INT_MISC.RECOVERY_CYCLES:c1:e", "icx"), 0x104010du) << "td modifiers";
-  auto e = EncodeEvent("RETIRED_OPS", "zen4", Library());
+  auto e = EncodeEvent("RETIRED_OPS", "zen4", EmbeddedLibrary());
   ASSERT_TRUE(e.ok());
   EXPECT_EQ(e->pmu, "amd64_fam19h_zen4") << "td uarch keys map to libpfm4 PMU names";
   EXPECT_EQ(e->source, "libpfm4");
@@ -45,7 +41,7 @@ TEST(EventEncoder, TdTableCoversWhatLibpfm413GetsWrongOrLacks) {
   if (raw.ok()) {
     EXPECT_NE(raw->config, 0x2a4u) << "libpfm4 fixed this; td's override can go";
   }
-  auto fixed = EncodeEvent("TOPDOWN.BACKEND_BOUND_SLOTS", "icl", Library());
+  auto fixed = EncodeEvent("TOPDOWN.BACKEND_BOUND_SLOTS", "icl", EmbeddedLibrary());
   ASSERT_TRUE(fixed.ok());
   EXPECT_EQ(fixed->config, 0x2a4u);
   EXPECT_EQ(fixed->source, "td table");
@@ -73,7 +69,7 @@ TEST(EventEncoder, TdDefinitionEncodingsAgreeWithLibpfm) {
   // encode the same, except the documented libpfm4 4.13 errors.
   int compared = 0;
   for (const char* uarch : {"skl", "skx", "icl", "icx", "spr", "zen4"}) {
-    auto set = Library().ForUarch(uarch);
+    auto set = EmbeddedLibrary().ForUarch(uarch);
     ASSERT_TRUE(set.ok());
     for (const EventDefinition& event : set->events) {
       // Deliberate differences: TOPDOWN.* (libpfm4 4.13 mis-encodes them) and the
@@ -96,14 +92,14 @@ TEST(EventEncoder, TdDefinitionEncodingsAgreeWithLibpfm) {
 }
 
 TEST(EventEncoder, UnknownEventNamesTheClosest) {
-  auto e = EncodeEvent("UOPS_ISUED:ANY", "skl", Library());
+  auto e = EncodeEvent("UOPS_ISUED:ANY", "skl", EmbeddedLibrary());
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.status().message().find("unknown event \"UOPS_ISUED:ANY\" for PMU skl"), std::string::npos);
   EXPECT_NE(e.status().message().find("closest: UOPS_ISSUED"), std::string::npos) << e.status();
-  auto pmu = ListEvents("no_such_pmu", Library());
+  auto pmu = ListEvents("no_such_pmu", EmbeddedLibrary());
   ASSERT_FALSE(pmu.ok());
   EXPECT_NE(pmu.status().message().find("unknown PMU \"no_such_pmu\""), std::string::npos);
-  auto events = ListEvents("skl", Library());
+  auto events = ListEvents("skl", EmbeddedLibrary());
   ASSERT_TRUE(events.ok());
   EXPECT_NE(std::find(events->begin(), events->end(), "UOPS_ISSUED.ANY"), events->end());
 }
@@ -125,56 +121,56 @@ TEST(EventEncoder, OneEncodingWhateverTheSpelling) {
 
 TEST(EventEncoder, PerfGenericNamesAreGenericOnEveryPmu) {
   for (const std::string pmu : {"", "icl", "zen4", "skl"}) {
-    auto e = EncodeEvent("cycles", pmu, Library());
+    auto e = EncodeEvent("cycles", pmu, EmbeddedLibrary());
     ASSERT_TRUE(e.ok()) << pmu << ": " << e.status();
     EXPECT_EQ(e->type, 0u) << pmu << ": PERF_TYPE_HARDWARE";
     EXPECT_EQ(e->config, 0u) << pmu << ": PERF_COUNT_HW_CPU_CYCLES";
     EXPECT_EQ(e->source, "perf generic");
   }
-  auto clock = EncodeEvent("TASK-CLOCK", "", Library());
+  auto clock = EncodeEvent("TASK-CLOCK", "", EmbeddedLibrary());
   ASSERT_TRUE(clock.ok()) << clock.status();
   EXPECT_EQ(clock->type, 1u) << "PERF_TYPE_SOFTWARE";
   EXPECT_EQ(clock->config, 1u) << "PERF_COUNT_SW_TASK_CLOCK";
 }
 
 TEST(EventEncoder, UnknownPmuNamesTheClosest) {
-  auto e = EncodeEvent("cycles", "icx_", Library());
+  auto e = EncodeEvent("cycles", "icx_", EmbeddedLibrary());
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.status().code(), absl::StatusCode::kNotFound);
   EXPECT_NE(e.status().message().find("unknown PMU \"icx_\"; closest: icx, icl"), std::string::npos) << e.status();
   EXPECT_NE(e.status().message().find("`td events list --pmus`"), std::string::npos) << e.status();
-  auto events = ListEvents("nosuchpmu", Library());
+  auto events = ListEvents("nosuchpmu", EmbeddedLibrary());
   ASSERT_FALSE(events.ok());
   EXPECT_NE(events.status().message().find("unknown PMU \"nosuchpmu\""), std::string::npos);
 }
 
 TEST(EventEncoder, ListedNamesAreTheNamesThatEncode) {
-  auto names = ListEvents("icl", Library());
+  auto names = ListEvents("icl", EmbeddedLibrary());
   ASSERT_TRUE(names.ok()) << names.status();
   EXPECT_GT(names->size(), 200u);
   for (const char* wanted : {"TOPDOWN.BACKEND_BOUND_SLOTS", "PERF_METRICS.BACKEND_BOUND", "cycles"}) {
     EXPECT_NE(std::find(names->begin(), names->end(), wanted), names->end()) << wanted;
   }
   for (const std::string& name : *names) {
-    auto e = EncodeEvent(name, "icl", Library());
+    auto e = EncodeEvent(name, "icl", EmbeddedLibrary());
     EXPECT_TRUE(e.ok()) << name << ": " << e.status();
   }
   // The host's list and the host's encodings come from the same PMU.
-  const std::string host = HostPmu(Library());
+  const std::string host = HostPmu(EmbeddedLibrary());
   ASSERT_FALSE(host.empty());
-  auto here = ListEvents("", Library());
+  auto here = ListEvents("", EmbeddedLibrary());
   ASSERT_TRUE(here.ok()) << here.status();
   ASSERT_FALSE(here->empty());
   for (const std::string& name : *here) {
-    auto e = EncodeEvent(name, "", Library());
+    auto e = EncodeEvent(name, "", EmbeddedLibrary());
     ASSERT_TRUE(e.ok()) << name << ": " << e.status();
     EXPECT_TRUE(e->pmu == host || e->source == "perf generic") << name << " encoded for " << e->pmu;
   }
 }
 
 TEST(EventEncoder, PmuListingMarksTheHostAndTdKeys) {
-  const std::vector<PmuListing> pmus = ListPmus(Library());
-  const std::string host = HostPmu(Library());
+  const std::vector<PmuListing> pmus = ListPmus(EmbeddedLibrary());
+  const std::string host = HostPmu(EmbeddedLibrary());
   EXPECT_EQ(std::count_if(pmus.begin(), pmus.end(), [](const PmuListing& p) { return p.host; }), 1);
   auto icl = std::find_if(pmus.begin(), pmus.end(), [](const PmuListing& p) { return p.name == "icl"; });
   ASSERT_NE(icl, pmus.end());

@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
+#include "tests/unit/embedded_library.h"
 #include "runtime/counters/perf_event_backend.h"
 #include "runtime/machine/machine_info.h"
 #include "runtime/uarch/definitions.h"
@@ -25,15 +26,10 @@ namespace {
 
 using fake_sysfs::FakeSysfs;
 
-const DefinitionLibrary& Library() {
-  static const auto* library = new DefinitionLibrary(*DefinitionLibrary::Load());
-  return *library;
-}
-
 const MetricSet& Metrics(const std::string& uarch) {
   static auto* sets = new std::map<std::string, MetricSet>;
   auto it = sets->find(uarch);
-  if (it == sets->end()) it = sets->emplace(uarch, *Library().ForUarch(uarch)).first;
+  if (it == sets->end()) it = sets->emplace(uarch, *EmbeddedLibrary().ForUarch(uarch)).first;
   return it->second;
 }
 
@@ -41,7 +37,7 @@ SelectionInput WithPmu(const std::string& uarch, int level) {
   SelectionInput input;
   input.hardware_available = true;
   input.metrics = &Metrics(uarch);
-  input.library = &Library();
+  input.library = &EmbeddedLibrary();
   input.level = level;
   return input;
 }
@@ -54,7 +50,7 @@ TEST(SelectEvents, SoftwareEventsCountAndHardwareOnesSaySkippedWithoutAPmu) {
   SelectionInput input;
   input.td_events = "minor-faults,{major-faults,cpu-clock},cycles,skl::UOPS_ISSUED:ANY,no_such_event";
   input.hardware_reason = "no hardware PMU";
-  input.library = &Library();
+  input.library = &EmbeddedLibrary();
   const EventSelection s = SelectEvents(input);
   ASSERT_EQ(s.groups.size(), 3u) << "software events each in a group of their own";
   EXPECT_EQ(s.groups[0][0].name, "minor-faults");
@@ -73,7 +69,7 @@ TEST(SelectEvents, RepeatedEventsAreCountedOnceWithOneLine) {
   events += ",minor-faults,{cycles,cycles}";
   input.td_events = events;
   input.hardware_available = true;
-  input.library = &Library();
+  input.library = &EmbeddedLibrary();
   const EventSelection s = SelectEvents(input);
   size_t minor = 0, task_clock = 0;
   for (const auto& group : s.groups) {
@@ -96,7 +92,7 @@ TEST(SelectEvents, OtherSoftwareEventsDoNotKeepTheSoftwareGroup) {
   SelectionInput input;
   input.td_events = "minor-faults,cycles";
   input.hardware_available = true;
-  input.library = &Library();
+  input.library = &EmbeddedLibrary();
   EXPECT_FALSE(SelectEvents(input).software_group_named);
   input.td_events = "cycles,page-faults";
   EXPECT_TRUE(SelectEvents(input).software_group_named);
@@ -165,7 +161,7 @@ SelectionInput SkxInput(const FakeSysfs& sysfs) {
   SelectionInput input;
   input.hardware_available = true;
   input.metrics = skx;
-  input.library = &Library();
+  input.library = &EmbeddedLibrary();
   input.level = 1;
   input.sysfs_devices = sysfs.path();
   input.machine_constants = SmtOff();
@@ -177,7 +173,7 @@ size_t SystemWideGroups(const EventSelection& s) {
   return std::count_if(s.groups.begin(), s.groups.end(), [](const auto& g) { return g[0].system_wide(); });
 }
 
-bool Counts(const EventSelection& s, const std::string& name) {
+bool Selects(const EventSelection& s, const std::string& name) {
   for (const auto& g : s.groups) {
     for (const EventInfo& e : g) {
       if (e.name == name) return true;
@@ -193,7 +189,7 @@ TEST(SelectMemory, PermittedRunsOpenTheControllersInTheFirstPassOnly) {
   input.system_wide_permitted = true;
   EventSelection s = SelectEvents(input);
   EXPECT_EQ(SystemWideGroups(s), 1u);
-  EXPECT_FALSE(Counts(s, "LONGEST_LAT_CACHE.MISS")) << "no estimate when the controllers count";
+  EXPECT_FALSE(Selects(s, "LONGEST_LAT_CACHE.MISS")) << "no estimate when the controllers count";
   EXPECT_EQ(s.memory.rfind("socket-wide memory-controller counts, uncore_imc_0 on 1 socket", 0), 0u) << s.memory;
   input.pass = 2;
   input.passes = 2;
@@ -205,7 +201,7 @@ TEST(SelectMemory, NotPermittedFallsBackToThePerThreadEstimate) {
   sysfs.AddServerImc(0, 13, "0");
   const EventSelection s = SelectEvents(SkxInput(sysfs));
   EXPECT_EQ(SystemWideGroups(s), 0u);
-  EXPECT_TRUE(Counts(s, "LONGEST_LAT_CACHE.MISS"));
+  EXPECT_TRUE(Selects(s, "LONGEST_LAT_CACHE.MISS"));
   EXPECT_EQ(s.memory.rfind("per-thread estimate: DRAM_Read_Bytes", 0), 0u) << s.memory;
   EXPECT_NE(s.memory.find("no socket counts: memory controllers count the whole socket and need "
                           "perf_event_paranoid <= 0, CAP_PERFMON or root"),
@@ -223,7 +219,7 @@ TEST(SelectMemory, ModesAndExplicitEventLists) {
   EXPECT_EQ(SystemWideGroups(off), 0u);
   EXPECT_TRUE(off.memory.empty());
   input.memory = MemoryMode::kEstimate;
-  EXPECT_TRUE(Counts(SelectEvents(input), "LONGEST_LAT_CACHE.MISS"));
+  EXPECT_TRUE(Selects(SelectEvents(input), "LONGEST_LAT_CACHE.MISS"));
   input.memory = MemoryMode::kAuto;
   input.td_events = "cycles";
   EXPECT_EQ(SystemWideGroups(SelectEvents(input)), 0u) << "auto adds nothing to the user's own list";
@@ -232,7 +228,7 @@ TEST(SelectMemory, ModesAndExplicitEventLists) {
   input.system_wide_permitted = false;
   const EventSelection refused = SelectEvents(input);
   EXPECT_EQ(SystemWideGroups(refused), 0u);
-  EXPECT_FALSE(Counts(refused, "LONGEST_LAT_CACHE.MISS")) << "socket was asked for, not the estimate";
+  EXPECT_FALSE(Selects(refused, "LONGEST_LAT_CACHE.MISS")) << "socket was asked for, not the estimate";
   ASSERT_FALSE(refused.notices.empty());
   EXPECT_EQ(refused.notices.back().rfind("TD_MEMORY=socket: ", 0), 0u);
 }
@@ -276,7 +272,7 @@ TEST(SelectForCoreTypes, AlderLakeGetsGroupsOnBothCorePmus) {
   input.level = 1;
   input.sysfs_devices = sysfs.path();
   input.memory = MemoryMode::kOff;
-  const EventSelection s = SelectForCoreTypes(input, Library(), "adl");
+  const EventSelection s = SelectForCoreTypes(input, EmbeddedLibrary(), "adl");
   EXPECT_TRUE(s.errors.empty()) << s.errors.front();
   bool core = false, atom = false;
   for (const auto& group : s.groups) {
@@ -292,7 +288,7 @@ TEST(SelectForCoreTypes, AlderLakeGetsGroupsOnBothCorePmus) {
   EXPECT_TRUE(atom) << "E-cores: Gracemont's TOPDOWN_* events";
 
   input.td_events = "cycles,minor-faults";
-  const EventSelection listed = SelectForCoreTypes(input, Library(), "adl");
+  const EventSelection listed = SelectForCoreTypes(input, EmbeddedLibrary(), "adl");
   std::vector<uint64_t> cycles_configs;
   size_t software = 0;
   for (const auto& group : listed.groups) {
@@ -311,7 +307,7 @@ TEST(SelectForCoreTypes, OneCorePmuIsTheUsualSelection) {
   SelectionInput input = SkxInput(sysfs);
   input.memory = MemoryMode::kOff;
   const EventSelection plain = SelectEvents(input);
-  const EventSelection via = SelectForCoreTypes(input, Library(), "skx");
+  const EventSelection via = SelectForCoreTypes(input, EmbeddedLibrary(), "skx");
   ASSERT_EQ(via.groups.size(), plain.groups.size());
   for (size_t g = 0; g < via.groups.size(); ++g) {
     ASSERT_EQ(via.groups[g].size(), plain.groups[g].size());
@@ -527,7 +523,7 @@ TEST(ProbedPmu, AnUnknownCpuIsPlannedForTheProbedCounters) {
   SelectionInput input;
   input.td_events = "r010e,r020e,r040e,r080e,r01c2";
   input.hardware_available = true;
-  input.library = &Library();
+  input.library = &EmbeddedLibrary();
   EXPECT_EQ(SelectEvents(input).groups.size(), 5u) << "unknown counters: each event alone, the kernel decides";
   input.probed.general_counters = 2;
   const EventSelection s = SelectEvents(input);

@@ -7,14 +7,10 @@
 #include <fstream>
 
 #include "gtest/gtest.h"
+#include "tests/unit/embedded_library.h"
 
 namespace td {
 namespace {
-
-const DefinitionLibrary& Library() {
-  static const auto* library = new DefinitionLibrary(*DefinitionLibrary::Load());
-  return *library;
-}
 
 TEST(ParseEventList, BracesForceGroupsAndPmuTermsKeepTheirCommas) {
   auto groups = ParseEventList("cycles, {UOPS_ISSUED:ANY,INT_MISC:RECOVERY_CYCLES:c=1:e},"
@@ -41,7 +37,7 @@ TEST(ParseEventList, MalformedListsSayWhere) {
 
 TEST(EventResolver, PerfNamesRawAndTerms) {
   EventResolver resolver;
-  resolver.library = &Library();
+  resolver.library = &EmbeddedLibrary();
   resolver.sysfs_devices = "/nonexistent";
   auto cycles = resolver.Resolve("cycles");
   ASSERT_TRUE(cycles.ok());
@@ -94,7 +90,7 @@ TEST(EventResolver, SysfsFormatFilesDecideTheLayout) {
 
 TEST(EventResolver, LibpfmNamesWithExplicitPmuAndTdTable) {
   EventResolver resolver;
-  resolver.library = &Library();
+  resolver.library = &EmbeddedLibrary();
   auto e = resolver.Resolve("skl::UOPS_ISSUED.ANY");
   ASSERT_TRUE(e.ok()) << e.status();
   EXPECT_EQ(e->perf_config, 0x10eu);

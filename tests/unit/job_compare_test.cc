@@ -20,7 +20,7 @@
 namespace td {
 namespace {
 
-RegionAcrossRanks Region(const std::string& path, int ranks, double mean_ns, double max_ns) {
+RegionAcrossRanks RankedRegion(const std::string& path, int ranks, double mean_ns, double max_ns) {
   RegionAcrossRanks r;
   r.path = path;
   r.depth = static_cast<int>(std::count(path.begin(), path.end(), '/'));
@@ -40,11 +40,11 @@ TEST(JobComparison, MatchesRegionsByPathAndMarksOneSidedOnes) {
   a.program = "solver";
   a.job = "a";
   a.present = {0, 1, 2, 3};
-  a.regions = {Region("main", 4, 4e9, 4.4e9), Region("main/solve", 4, 3e9, 3.6e9), Region("main/old_io", 4, 1e8, 1e8)};
+  a.regions = {RankedRegion("main", 4, 4e9, 4.4e9), RankedRegion("main/solve", 4, 3e9, 3.6e9), RankedRegion("main/old_io", 4, 1e8, 1e8)};
   JobView b = a;
   b.job = "b";
   b.present = {0, 1, 2, 3, 4, 5, 6, 7};
-  b.regions = {Region("main", 8, 2e9, 2.2e9), Region("main/solve", 8, 1e9, 1.5e9), Region("main/new_io", 8, 5e7, 6e7)};
+  b.regions = {RankedRegion("main", 8, 2e9, 2.2e9), RankedRegion("main/solve", 8, 1e9, 1.5e9), RankedRegion("main/new_io", 8, 5e7, 6e7)};
   // No MPI times: no scalability, its columns empty.
   EXPECT_EQ(FormatJobComparisonCsv(a, b),
             "path,a_ranks,a_wall_mean_ns,a_wall_max_ns,a_imbalance,a_slowest_rank,"

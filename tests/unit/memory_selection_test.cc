@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/unit/embedded_library.h"
 #include "runtime/uarch/definitions.h"
 #include "tests/unit/fake_sysfs.h"
 
@@ -16,12 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 using fake_sysfs::FakeSysfs;
 
-const DefinitionLibrary& Library() {
-  static const auto* library = new DefinitionLibrary(*DefinitionLibrary::Load());
-  return *library;
-}
-
-MetricSet Metrics(const std::string& uarch) { return *Library().ForUarch(uarch); }
+MetricSet MetricsFor(const std::string& uarch) { return *EmbeddedLibrary().ForUarch(uarch); }
 
 TEST(ParseCpuList, SinglesAndRanges) {
   EXPECT_EQ(ParseCpuList("0,28"), (std::vector<int>{0, 28}));
@@ -34,7 +30,7 @@ TEST(SocketCounters, ServerImcChannelsOnTwoSockets) {
   FakeSysfs sysfs;
   sysfs.AddServerImc(0, 13, "0,28");
   sysfs.AddServerImc(1, 14, "0,28");
-  auto counters = ResolveSocketCounters(Metrics("skx").memory, sysfs.path());
+  auto counters = ResolveSocketCounters(MetricsFor("skx").memory, sysfs.path());
   ASSERT_TRUE(counters.ok()) << counters.status();
   EXPECT_EQ(counters->description,
             "uncore_imc_0..1 on 2 sockets (memory-controller channels; the kernel's "
@@ -63,7 +59,7 @@ TEST(SocketCounters, UnusableControllerGivesWayToTheNextOne) {
   sysfs.Write("uncore_imc/format/event", "config:0-7");
   sysfs.Write("uncore_imc/events/data_reads", "event=0x01");
   sysfs.Write("uncore_imc/events/data_writes", "event=0x02");
-  auto counters = ResolveSocketCounters(Metrics("skl").memory, sysfs.path());
+  auto counters = ResolveSocketCounters(MetricsFor("skl").memory, sysfs.path());
   ASSERT_TRUE(counters.ok()) << counters.status();
   ASSERT_EQ(counters->groups.size(), 1u);
   EXPECT_EQ(counters->groups[0][0].name, "uncore_imc.read@cpu0");
@@ -71,7 +67,7 @@ TEST(SocketCounters, UnusableControllerGivesWayToTheNextOne) {
   EXPECT_DOUBLE_EQ(counters->groups[0][1].bytes_per_count, 64.0) << "no .scale: the file's value";
 
   fs::remove_all(sysfs.path() + "/uncore_imc");
-  auto broken = ResolveSocketCounters(Metrics("skl").memory, sysfs.path());
+  auto broken = ResolveSocketCounters(MetricsFor("skl").memory, sysfs.path());
   ASSERT_FALSE(broken.ok());
   EXPECT_EQ(broken.status().message(),
             "memory controller uncore_imc_0: event \"uncore_imc_0/cas_count_read/\": PMU uncore_imc_0 has no "
@@ -84,7 +80,7 @@ TEST(SocketCounters, Zen3DataFabricChannelsEachInAGroupOfTheirOwn) {
   sysfs.Write("amd_df/cpumask", "0");
   sysfs.Write("amd_df/format/event", "config:0-7,32-35,59-60");
   sysfs.Write("amd_df/format/umask", "config:8-15");
-  auto counters = ResolveSocketCounters(Metrics("zen3").memory, sysfs.path());
+  auto counters = ResolveSocketCounters(MetricsFor("zen3").memory, sysfs.path());
   ASSERT_TRUE(counters.ok()) << counters.status();
   ASSERT_EQ(counters->groups.size(), 8u) << "8 channels, more than the DF's 4 counters";
   EXPECT_EQ(counters->groups[0][0].perf_config, 0x3807u);
@@ -95,8 +91,8 @@ TEST(SocketCounters, Zen3DataFabricChannelsEachInAGroupOfTheirOwn) {
 
 TEST(SocketCounters, NothingPresentIsNotFound) {
   FakeSysfs sysfs;
-  EXPECT_TRUE(absl::IsNotFound(ResolveSocketCounters(Metrics("zen4").memory, sysfs.path()).status()));
-  EXPECT_TRUE(absl::IsNotFound(ResolveSocketCounters(Metrics("neoverse_v2").memory, sysfs.path()).status()));
+  EXPECT_TRUE(absl::IsNotFound(ResolveSocketCounters(MetricsFor("zen4").memory, sysfs.path()).status()));
+  EXPECT_TRUE(absl::IsNotFound(ResolveSocketCounters(MetricsFor("neoverse_v2").memory, sysfs.path()).status()));
 }
 
 }  // namespace

@@ -11,16 +11,16 @@
 namespace td {
 namespace {
 
-RunData Fixture(const std::string& name) {
+RunData RunFixture(const std::string& name) {
   absl::StatusOr<RunData> run = ReadRunFile(std::string(TD_TEST_DATA_DIR) + "/" + name);
   EXPECT_TRUE(run.ok()) << run.status();
   return run.ok() ? *std::move(run) : RunData{};
 }
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool ReportHas(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(ReportPipeline, HardwareCountsGetTheTreesOfTheRecordedCpu) {
-  const RunData run = Fixture("replay_skl_matmul.json");
+  const RunData run = RunFixture("replay_skl_matmul.json");
   ASSERT_TRUE(HasHardwareCounts(run));
   ReportPipeline pipeline({});
   absl::StatusOr<RunAnalysis> analysis = pipeline.Analyze(run);
@@ -30,19 +30,19 @@ TEST(ReportPipeline, HardwareCountsGetTheTreesOfTheRecordedCpu) {
   std::string problem;
   const std::string text = pipeline.Text(run, TextReportOptions{}, &problem);
   EXPECT_EQ(problem, "");
-  EXPECT_TRUE(Contains(text, "Backend_Bound")) << text;
+  EXPECT_TRUE(ReportHas(text, "Backend_Bound")) << text;
   EXPECT_EQ(text, FormatTextReport(run, &*analysis)) << "the same text as analysing by hand";
 }
 
 TEST(ReportPipeline, AUarchSettingWinsOverTheRecordedCpu) {
   ReportPipeline pipeline({"", "icl", ""});
-  absl::StatusOr<RunAnalysis> analysis = pipeline.Analyze(Fixture("replay_skl_matmul.json"));
+  absl::StatusOr<RunAnalysis> analysis = pipeline.Analyze(RunFixture("replay_skl_matmul.json"));
   ASSERT_TRUE(analysis.ok()) << analysis.status();
   EXPECT_EQ(analysis->uarch, "icl");
 }
 
 TEST(ReportPipeline, SoftwareOnlyRunsNeedNoDefinitions) {
-  const RunData run = Fixture("nopmu_matmul.json");
+  const RunData run = RunFixture("nopmu_matmul.json");
   ASSERT_FALSE(HasHardwareCounts(run));
   ReportPipeline pipeline({"/nonexistent-td-metrics-dir", "", ""});
   std::string problem;
@@ -52,11 +52,11 @@ TEST(ReportPipeline, SoftwareOnlyRunsNeedNoDefinitions) {
 }
 
 TEST(ReportPipeline, DefinitionsThatDoNotLoadLeaveTheReportWithoutTrees) {
-  const RunData run = Fixture("replay_skl_matmul.json");
+  const RunData run = RunFixture("replay_skl_matmul.json");
   ReportPipeline pipeline({"/nonexistent-td-metrics-dir", "", ""});
   std::string problem;
   const std::string text = pipeline.Text(run, TextReportOptions{}, &problem);
-  EXPECT_TRUE(Contains(problem, "/nonexistent-td-metrics-dir")) << problem;
+  EXPECT_TRUE(ReportHas(problem, "/nonexistent-td-metrics-dir")) << problem;
   EXPECT_EQ(text, FormatTextReport(run));
   EXPECT_FALSE(pipeline.Analyze(run).ok());
 }

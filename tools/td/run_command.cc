@@ -37,7 +37,7 @@
 namespace td::tool {
 namespace {
 
-int Fail(const std::string& message) {
+int FailRun(const std::string& message) {
   std::fprintf(stderr, "td run: %s\n", message.c_str());
   return cli::kFailed;
 }
@@ -379,13 +379,13 @@ int RunMpiRank(const std::vector<std::string>& program, const Preload& preload, 
   std::fflush(stderr);
   // Empty: what was preloaded already holds both libraries.
   if (!preload.ld_preload.empty() && setenv("LD_PRELOAD", preload.ld_preload.c_str(), 1) != 0) {
-    return Fail(absl::StrFormat("cannot set LD_PRELOAD: %s", std::strerror(errno)));
+    return FailRun(absl::StrFormat("cannot set LD_PRELOAD: %s", std::strerror(errno)));
   }
   std::vector<char*> argv;
   for (const std::string& a : program) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   execvp(argv[0], argv.data());
-  return Fail(absl::StrFormat("cannot start %s: %s", program[0], std::strerror(errno)));
+  return FailRun(absl::StrFormat("cannot start %s: %s", program[0], std::strerror(errno)));
 }
 
 void NoteSpread(int passes, MergedPasses* merged) {
@@ -427,10 +427,10 @@ int RunCommand(const cli::Command& self, const cli::Args& args) {
   const std::string out_dir =
       out_path.empty() ? OutputDirectory() : std::filesystem::path(out_path).parent_path().string();
   if (absl::Status s = CheckDestination(out_path, out_dir.empty() ? "." : out_dir); !s.ok()) {
-    return Fail(std::string(s.message()));
+    return FailRun(std::string(s.message()));
   }
   const auto preload = ChoosePreload(program[0], compat, mpi);
-  if (!preload.ok()) return Fail(std::string(preload.status().message()));
+  if (!preload.ok()) return FailRun(std::string(preload.status().message()));
   if (preload->mpi) {
     if (!out_path.empty()) {
       return cli::Misuse("--out names one process's file; " + program[0] +
@@ -448,7 +448,7 @@ int RunCommand(const cli::Command& self, const cli::Args& args) {
     auto simulated =
         SimulatedCommand(program, ReadCacheGeometry(), InheritedVariable("PATH"),
                          &env);
-    if (!simulated.ok()) return Fail("--simulate: " + std::string(simulated.status().message()));
+    if (!simulated.ok()) return FailRun("--simulate: " + std::string(simulated.status().message()));
     command = *std::move(simulated);
     Say("--simulate: " + absl::StrJoin(command, " ") + " (Valgrind slows the program down; docs/simulate.md)");
   } else {
@@ -459,7 +459,7 @@ int RunCommand(const cli::Command& self, const cli::Args& args) {
   int program_status = 0;
   auto runs = RunPasses(command, passes, preload->ld_preload, env, &program_status);
   const auto fail = [&program_status](const std::string& message) {
-    const int failed = Fail(message);
+    const int failed = FailRun(message);
     return program_status != 0 ? program_status : failed;
   };
   if (!runs.ok()) return fail(std::string(runs.status().message()));
