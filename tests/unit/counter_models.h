@@ -13,13 +13,14 @@
 #include "runtime/counters/backend.h"
 #include "runtime/uarch/counter_model.h"
 #include "runtime/uarch/definitions.h"
+#include "tests/unit/embedded_library.h"
 
 namespace td::counter_models {
 
+// The library is loaded once per test program: a load took ~1 s of CPU under
+// ASan + UBSan, and the counter tests ask for models 22 times.
 inline CounterModel Model(const std::string& uarch) {
-  auto library = DefinitionLibrary::Load();
-  EXPECT_TRUE(library.ok());
-  auto set = library->ForUarch(uarch);
+  auto set = EmbeddedLibrary().ForUarch(uarch);
   EXPECT_TRUE(set.ok()) << set.status();
   return set->counters;
 }
