@@ -69,7 +69,6 @@ NamedSite* CSite(const char* tag, const char* function) {
   return site;
 }
 
-
 }  // namespace
 
 extern "C" {

@@ -72,7 +72,6 @@ std::string JobTitle(const JobView& v) {
                          v.present.size(), v.present.size() == 1 ? "" : "s");
 }
 
-
 std::string Seconds(double ns) { return RightAligned(HumanDuration(static_cast<int64_t>(ns)), 11); }
 
 // The scalability table, "" where no region has it on both sides; then the

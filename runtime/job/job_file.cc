@@ -41,7 +41,6 @@ void MergeSpread(Spread* into, const Spread& later) {
   into->ranks += later.ranks;
 }
 
-
 std::map<int, uint64_t> HistogramOfRows(const RegionAcrossRanks& r) {
   std::map<int, uint64_t> bins;
   for (const RegionOnRank& on : r.ranks) ++bins[HistogramBin(static_cast<double>(on.wall_ns))];
@@ -115,7 +114,6 @@ void MergeViews(JobView* into, JobView later, bool keep_rows, std::vector<std::m
   }
 }
 
-
 Spread SpreadFromJson(const nlohmann::json& j) {
   Spread s;
   if (j.is_null()) return s;
@@ -126,7 +124,6 @@ Spread SpreadFromJson(const nlohmann::json& j) {
   s.ranks = j.at("ranks").get<size_t>();
   return s;
 }
-
 
 // Present ranks as [first, last] runs: a 10,000-rank job that all arrived is one pair.
 nlohmann::json RankRuns(const std::vector<int64_t>& ranks) {

@@ -68,7 +68,6 @@ void SettleEfficiency(RegionAcrossRanks* region) {
 
 namespace {
 
-
 std::string Duration(double ns) { return HumanDuration(static_cast<int64_t>(ns)); }
 
 std::string Rank(int64_t rank) { return rank < 0 ? "—" : absl::StrCat("rank ", rank); }

@@ -34,7 +34,6 @@ std::string ThreadsCsv(const RegionOnRank& on) {
                       on.thread_imbalance ? absl::StrFormat("%.4f", *on.thread_imbalance) : "");
 }
 
-
 // The ranks' files must be one job's: same program and job, each rank once.
 absl::Status CheckOneJob(const std::vector<RankSummary>& runs) {
   std::map<int64_t, size_t> file_of_rank;
@@ -371,7 +370,6 @@ std::string FormatJobCsv(const JobView& view) {
 }
 
 namespace {
-
 
 nlohmann::json RegionJson(const RegionAcrossRanks& r) {
   nlohmann::json per_rank = nlohmann::json::array();

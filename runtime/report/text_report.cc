@@ -24,7 +24,6 @@ namespace td {
 
 namespace {
 
-
 struct TextRow {
   std::string label;
   uint64_t calls = 0;
