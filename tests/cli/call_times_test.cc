@@ -10,6 +10,7 @@
 #include <string>
 
 #include "nlohmann/json.hpp"
+#include "tests/support/build_paths.h"
 
 namespace {
 

@@ -30,6 +30,7 @@
 #include "nlohmann/json.hpp"
 #include "runtime/counters/availability.h"
 #include "runtime/counters/backend.h"
+#include "tests/support/build_paths.h"
 
 namespace {
 
@@ -62,6 +63,7 @@ Outcome Td(const std::vector<std::string>& args, const std::string& cwd = "",
   const std::string dir = ScratchDir();
   const std::string out_path = dir + "/out";
   const std::string err_path = dir + "/err";
+  const std::string td = TD_CLI;  // made before fork: the child only execs
   const pid_t child = fork();
   if (child == 0) {
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
@@ -69,10 +71,10 @@ Outcome Td(const std::vector<std::string>& args, const std::string& cwd = "",
     const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (out < 0 || err < 0 || dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0) _exit(126);
-    std::vector<char*> argv = {const_cast<char*>(TD_CLI)};
+    std::vector<char*> argv = {const_cast<char*>(td.c_str())};
     for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
-    execv(TD_CLI, argv.data());
+    execv(td.c_str(), argv.data());
     _exit(127);
   }
   int status = 0;

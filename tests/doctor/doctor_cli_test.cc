@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/common/shell_command.h"
+#include "tests/support/build_paths.h"
 #include "tools/td/doctor/checks.h"
 
 namespace td::doctor {

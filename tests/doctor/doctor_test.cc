@@ -11,6 +11,7 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/build_paths.h"
 #include "tools/td/doctor/checks.h"
 #include "tools/td/doctor/self_test.h"
 
@@ -230,7 +231,7 @@ TEST(DoctorChecks, StatusTextGivesSeccompAndCapabilities) {
 }
 
 TEST(DoctorChecks, UsageMdListsEveryCheckAsTheDoctorWritesIt) {
-  std::ifstream in(TD_SOURCE_DIR "/docs/usage.md");
+  std::ifstream in(TD_SOURCE_DIR + "/docs/usage.md");
   std::stringstream s;
   s << in.rdbuf();
   const std::string usage = s.str();

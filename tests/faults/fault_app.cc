@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "td/td.hpp"
+#include "tests/support/build_paths.h"
 #include "tests/support/sanitizers.h"
 
 namespace {
@@ -125,7 +126,7 @@ int FinalizeDuringStart() {
 // records, which went with the library. FAULT_PLUGIN_THREAD=1: the regions
 // are open on a thread that then ends.
 void* PluginRegionsThenUnload(void*) {
-  void* plugin = dlopen(TD_FAULT_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+  void* plugin = dlopen(TD_FAULT_PLUGIN.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (plugin == nullptr) {
     std::fprintf(stderr, "fault_app: %s\n", dlerror());
     return reinterpret_cast<void*>(1);

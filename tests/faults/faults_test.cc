@@ -10,6 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/scenarios/run_scenario.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/sanitizers.h"
 
 namespace td::testing {

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "runtime/analysis/perf_case.h"
 #include "runtime/uarch/definitions.h"
+#include "tests/support/build_paths.h"
 
 namespace td {
 namespace {
@@ -22,7 +23,7 @@ namespace {
 std::vector<std::string> CaseFiles() {
   std::vector<std::string> files;
   std::set<std::string> names;
-  for (const char* dir : {TD_GROUND_TRUTH_DIR, TD_MORE_GROUND_TRUTH_DIR}) {
+  for (const std::string& dir : {TD_GROUND_TRUTH_DIR, TD_MORE_GROUND_TRUTH_DIR}) {
     std::vector<std::string> here;
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {

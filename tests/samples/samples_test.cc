@@ -10,6 +10,7 @@
 #include "runtime/counters/availability.h"
 #include "runtime/recorded/run_file.h"
 #include "tests/scenarios/run_scenario.h"
+#include "tests/support/build_paths.h"
 
 namespace td::testing {
 namespace {

@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/scenarios/run_scenario.h"
+#include "tests/support/build_paths.h"
 
 namespace td::testing {
 namespace {

@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "runtime/recorded/run_file.h"
 #include "tests/scenarios/run_scenario.h"
+#include "tests/support/build_paths.h"
 
 namespace td::testing {
 namespace {
@@ -126,7 +127,7 @@ TEST(ByteStrings, ProgramNameThatIsNotUtf8) {
   char dir[] = "/tmp/td-name-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
   const std::string program = std::string(dir) + "/prog\xe9";
-  ASSERT_EQ(symlink(TD_SCENARIO_APP, program.c_str()), 0);
+  ASSERT_EQ(symlink(TD_SCENARIO_APP.c_str(), program.c_str()), 0);
   const ScenarioRun run = RunScenario(program, "nested");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const std::vector<std::string> files = ReportFiles(run.dir);

@@ -12,6 +12,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/scenarios/run_scenario.h"
+#include "tests/support/build_paths.h"
 
 namespace td::testing {
 namespace {

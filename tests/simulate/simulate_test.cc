@@ -15,6 +15,7 @@
 #include "runtime/recorded/run_data.h"
 #include "runtime/recorded/run_file.h"
 #include "tests/scenarios/run_scenario.h"
+#include "tests/support/build_paths.h"
 
 namespace td::testing {
 namespace {

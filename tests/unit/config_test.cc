@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "gtest/gtest.h"
+#include "tests/support/build_paths.h"
 
 namespace td {
 namespace {

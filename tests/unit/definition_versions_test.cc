@@ -14,6 +14,7 @@
 #include "runtime/analysis/topdown_tree.h"
 #include "runtime/uarch/definition_versions.h"
 #include "runtime/uarch/definitions.h"
+#include "tests/support/build_paths.h"
 
 namespace td {
 namespace {

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "runtime/job/job_file.h"
+#include "tests/support/build_paths.h"
 
 namespace td {
 namespace {

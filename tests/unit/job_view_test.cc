@@ -17,6 +17,7 @@
 #include "runtime/job/job_file.h"
 #include "runtime/job/job_loader.h"
 #include "runtime/report/report_pipeline.h"
+#include "tests/support/build_paths.h"
 #include "tests/unit/sample_runs.h"
 
 namespace td {

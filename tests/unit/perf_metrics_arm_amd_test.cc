@@ -26,6 +26,7 @@
 #include "runtime/analysis/topdown_tree.h"
 #include "runtime/uarch/definitions.h"
 #include "runtime/uarch/perf_metrics_import.h"
+#include "tests/support/build_paths.h"
 #include "tests/unit/perf_metrics_testing.h"
 
 namespace td {

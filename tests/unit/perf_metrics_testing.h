@@ -26,6 +26,7 @@
 #include "runtime/uarch/event_names.h"
 #include "runtime/uarch/expression.h"
 #include "runtime/uarch/perf_metrics_import.h"
+#include "tests/support/build_paths.h"
 
 namespace td::perf_testing {
 

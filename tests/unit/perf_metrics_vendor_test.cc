@@ -21,6 +21,7 @@
 #include "runtime/analysis/topdown_tree.h"
 #include "runtime/uarch/definitions.h"
 #include "runtime/uarch/event_names.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/sanitizers.h"
 #include "tests/unit/perf_metrics_testing.h"
 

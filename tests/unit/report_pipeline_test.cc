@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "runtime/recorded/run_file.h"
+#include "tests/support/build_paths.h"
 
 namespace td {
 namespace {

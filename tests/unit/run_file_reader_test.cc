@@ -24,6 +24,7 @@
 #include "runtime/analysis/software_metrics.h"
 #include "runtime/report/text_report.h"
 #include "runtime/uarch/definitions.h"
+#include "tests/support/build_paths.h"
 
 namespace td {
 namespace {

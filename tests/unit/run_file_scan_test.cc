@@ -14,6 +14,7 @@
 #include "nlohmann/json.hpp"
 #include "runtime/base/json_file.h"
 #include "runtime/recorded/run_file.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/sanitizers.h"
 #include "tests/unit/sample_runs.h"
 

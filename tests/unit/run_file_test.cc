@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "runtime/base/byte_strings.h"
+#include "tests/support/build_paths.h"
 #include "tests/unit/sample_runs.h"
 
 namespace td {
