@@ -318,15 +318,31 @@ json FamilySection(const json& file, const json& uarch, const char* key) {
 
 }  // namespace
 
+const DefinitionLibrary::UarchSet* DefinitionLibrary::Built(const std::string& uarch) const {
+  const auto it = sets_.find(uarch);
+  if (it == sets_.end()) return nullptr;
+  UarchSet* one = it->second.get();
+  std::call_once(one->built, [&] {
+    // Any field of the wrong JSON type ends up here as an exception: turn it
+    // into an error naming the file instead of letting it escape.
+    std::string current_file;
+    try {
+      one->set = ForUarchUnchecked(uarch, &current_file);
+    } catch (const json::exception& e) {
+      one->set = FileError(current_file, std::string("a field has the wrong type: ") + e.what());
+    }
+  });
+  return one;
+}
+
 const MetricSet* DefinitionLibrary::Find(const std::string& uarch) const {
-  const auto it = checked_.find(uarch);
-  return it == checked_.end() ? nullptr : &it->second;
+  const UarchSet* built = Built(uarch);
+  return built != nullptr && built->set.ok() ? &*built->set : nullptr;
 }
 
 absl::StatusOr<MetricSet> DefinitionLibrary::ForUarch(const std::string& uarch) const {
-  if (auto it = checked_.find(uarch); it != checked_.end()) return it->second;
-  // Any field of the wrong JSON type ends up here as an exception: turn it
-  // into an error naming the file instead of letting it escape.
+  if (const UarchSet* built = Built(uarch)) return built->set;
+  // No file defines it: the error says so.
   std::string current_file;
   try {
     return ForUarchUnchecked(uarch, &current_file);
@@ -441,8 +457,9 @@ absl::StatusOr<MetricSet> DefinitionLibrary::ForUarchUnchecked(const std::string
 std::vector<std::string> DefinitionLibrary::Uarchs() const {
   std::set<std::string> keys;
   for (const File& file : files_) {
-    const json uarchs = file.json->value("uarchs", json::object());
-    for (const auto& [k, v] : uarchs.items()) {
+    const auto uarchs = file.json->find("uarchs");  // not value(): that copies the whole object
+    if (uarchs == file.json->end() || !uarchs->is_object()) continue;
+    for (const auto& [k, v] : uarchs->items()) {
       if (k != "*") keys.insert(k);
     }
   }
@@ -450,6 +467,21 @@ std::vector<std::string> DefinitionLibrary::Uarchs() const {
 }
 
 absl::StatusOr<DefinitionLibrary> DefinitionLibrary::FromTexts(
+    const std::vector<std::pair<std::string, std::string>>& files) {
+  TD_ASSIGN_OR_RETURN(DefinitionLibrary library, Parse(files));
+  // Every uarch checked now, so a bad file fails at load, not at first use.
+  TD_RETURN_IF_ERROR(library.BuildAll());
+  return library;
+}
+
+absl::Status DefinitionLibrary::BuildAll() const {
+  for (const std::string& uarch : Uarchs()) {
+    if (const UarchSet* built = Built(uarch); built != nullptr && !built->set.ok()) return built->set.status();
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<DefinitionLibrary> DefinitionLibrary::Parse(
     const std::vector<std::pair<std::string, std::string>>& files) {
   DefinitionLibrary library;
   for (const auto& [name, text] : files) {
@@ -461,11 +493,7 @@ absl::StatusOr<DefinitionLibrary> DefinitionLibrary::FromTexts(
     }
     library.files_.push_back({name, std::make_shared<const json>(std::move(j))});
   }
-  // Check every uarch now, so a bad file fails at load, not at first use.
-  for (const std::string& uarch : library.Uarchs()) {
-    TD_ASSIGN_OR_RETURN(MetricSet set, library.ForUarch(uarch));
-    library.checked_.emplace(uarch, std::move(set));
-  }
+  for (const std::string& uarch : library.Uarchs()) library.sets_.emplace(uarch, std::make_shared<UarchSet>());
   return library;
 }
 
@@ -496,7 +524,7 @@ absl::StatusOr<DefinitionLibrary> DefinitionLibrary::LoadDirectory(const std::st
 
 absl::StatusOr<DefinitionLibrary> DefinitionLibrary::Load(const std::string& metrics_dir) {
   if (!metrics_dir.empty()) return LoadDirectory(metrics_dir);
-  return FromTexts(EmbeddedDefinitionFiles());
+  return Parse(EmbeddedDefinitionFiles());
 }
 
 }  // namespace td

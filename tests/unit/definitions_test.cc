@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -26,6 +27,8 @@ TEST(Definitions, EveryListedMicroarchitectureLoads) {
       "icx", "ivb", "lnl_lnc", "lnl_skt", "mtl_cmt", "mtl_rwc", "neoverse_n1", "neoverse_n2", "neoverse_v1",
       "neoverse_v2", "neoverse_v3", "rkl", "skl", "skx", "snb", "spr", "srf", "tgl", "zen3", "zen4", "zen5"};
   EXPECT_EQ(library->Uarchs(), expected);
+  // Load builds a uarch's set when it is first asked for; FromTexts checks them all at once.
+  EXPECT_TRUE(DefinitionLibrary::FromTexts(EmbeddedDefinitionFiles()).ok());
   for (const auto& uarch : expected) {
     auto set = library->ForUarch(uarch);
     ASSERT_TRUE(set.ok()) << uarch << ": " << set.status();
@@ -44,6 +47,37 @@ TEST(Definitions, EveryListedMicroarchitectureLoads) {
   ASSERT_NE(memory, nullptr);
   EXPECT_EQ(memory->Parent(), "Backend_Bound");
   EXPECT_EQ(memory->level, 2);
+}
+
+// A loaded library builds a uarch's set when first asked for; the job view's
+// loader threads share one library, so the first askers race: each set is
+// built once and every thread gets that one.
+TEST(Definitions, ThreadsAskingForTheSameSetsGetTheOneBuilt) {
+  const auto library = DefinitionLibrary::Load();
+  ASSERT_TRUE(library.ok()) << library.status();
+  constexpr int kThreads = 4;
+  const std::vector<std::string> uarchs = {"skl", "zen5", "neoverse_v3", "no_such_uarch"};
+  std::vector<std::vector<const MetricSet*>> seen(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (size_t i = 0; i < uarchs.size(); ++i) seen[t].push_back(library->Find(uarchs[(i + t) % uarchs.size()]));
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) {
+    for (size_t i = 0; i < uarchs.size(); ++i) {
+      const std::string& uarch = uarchs[(i + t) % uarchs.size()];
+      const MetricSet* set = seen[t][i];
+      EXPECT_EQ(set, library->Find(uarch)) << uarch;
+      if (uarch == "no_such_uarch") continue;
+      ASSERT_NE(set, nullptr) << uarch;
+      EXPECT_EQ(set->uarch, uarch);
+    }
+  }
+  EXPECT_EQ(library->Find("no_such_uarch"), nullptr);
+  const DefinitionLibrary copy = *library;  // copies share what was built
+  EXPECT_EQ(copy.Find("skl"), library->Find("skl"));
 }
 
 TEST(Definitions, UnknownMicroarchitectureListsTheKnownOnes) {
