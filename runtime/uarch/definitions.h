@@ -140,8 +140,8 @@ class DefinitionLibrary {
   absl::StatusOr<MetricSet> ForUarch(const std::string& uarch) const;
 
   // The library's own set for `uarch` (valid while the library lives), or
-  // nullptr when no file defines it; ForUarch says why. No copy: analysis and
-  // encoding look sets up per region and per event.
+  // nullptr when no file defines it or its set has an error; ForUarch says
+  // why. No copy: analysis and encoding look sets up per region and per event.
   const MetricSet* Find(const std::string& uarch) const;
   // Every uarch key some file defines, sorted.
   std::vector<std::string> Uarchs() const;
