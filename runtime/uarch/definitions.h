@@ -133,7 +133,7 @@ class DefinitionLibrary {
   // files plus the directory's, a file of the same name replacing td's, and
   // every uarch checked as FromTexts does. td's own files alone are parsed
   // and each uarch's set is built when first asked for: a report needs one
-  // or two of the forty-odd (the test suite checks them all).
+  // or two of the 33 (the test suite checks them all).
   static absl::StatusOr<DefinitionLibrary> Load(const std::string& metrics_dir = "");
   static absl::StatusOr<DefinitionLibrary> LoadDirectory(const std::string& dir);
 
@@ -174,8 +174,8 @@ class DefinitionLibrary {
   // Each file is parsed once, at load. Each uarch's set is built once, by
   // whichever thread asks first (threads share a library: the job view's
   // loaders), and kept, so ForUarch and Find never build one again. Building
-  // all of them took 50–90 ms of a 60–100 ms load on the development VM
-  // (ten times that under ASan, in every test that loads the library).
+  // all of them took about 45 of a load's 52–56 ms on the development VM
+  // (about 1 s under ASan, in every test that loads the library).
   struct File {
     std::string name;
     std::shared_ptr<const nlohmann::json> json;

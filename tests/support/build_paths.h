@@ -1,10 +1,10 @@
 // What a test program runs or reads — the td tool, the programs the tests
 // start, tests/data — under the names the tests use (TD_CLI,
-// TD_TEST_DATA_DIR, …). The build gives each as a path relative to the test
-// program's own folder (`td_test_paths` in tests/CMakeLists.txt), never as an
-// absolute one: a test program's objects then name nothing of the clone, and
-// ccache reuses them for a clone at another path (docs/design.md#build-time).
-// They are made absolute here, at run time.
+// TD_TEST_DATA_DIR, …). The build defines each name as a path relative to the
+// test program's own folder (`td_test_paths` in tests/CMakeLists.txt), never
+// an absolute one, passed to TD_BUILD_PATH: a test program's objects then
+// name nothing of the clone, and ccache reuses them for a clone at another
+// path (docs/design.md#build-time). The path is made absolute at run time.
 #ifndef TD_TESTS_SUPPORT_BUILD_PATHS_H_
 #define TD_TESTS_SUPPORT_BUILD_PATHS_H_
 
@@ -29,42 +29,7 @@ inline std::string BesideThisProgram(const char* path) {
 
 }  // namespace td::test_support
 
-#define TD_BUILD_PATH_(relative) ::td::test_support::BesideThisProgram(relative)
-#ifdef TD_CLI_RELATIVE
-#define TD_CLI TD_BUILD_PATH_(TD_CLI_RELATIVE)
-#endif
-#ifdef TD_SCENARIO_APP_RELATIVE
-#define TD_SCENARIO_APP TD_BUILD_PATH_(TD_SCENARIO_APP_RELATIVE)
-#endif
-#ifdef TD_TEST_DATA_DIR_RELATIVE
-#define TD_TEST_DATA_DIR TD_BUILD_PATH_(TD_TEST_DATA_DIR_RELATIVE)
-#endif
-#ifdef TD_FAULT_APP_RELATIVE
-#define TD_FAULT_APP TD_BUILD_PATH_(TD_FAULT_APP_RELATIVE)
-#endif
-#ifdef TD_FAULT_PLUGIN_RELATIVE
-#define TD_FAULT_PLUGIN TD_BUILD_PATH_(TD_FAULT_PLUGIN_RELATIVE)
-#endif
-#ifdef TD_GROUND_TRUTH_DIR_RELATIVE
-#define TD_GROUND_TRUTH_DIR TD_BUILD_PATH_(TD_GROUND_TRUTH_DIR_RELATIVE)
-#endif
-#ifdef TD_MORE_GROUND_TRUTH_DIR_RELATIVE
-#define TD_MORE_GROUND_TRUTH_DIR TD_BUILD_PATH_(TD_MORE_GROUND_TRUTH_DIR_RELATIVE)
-#endif
-#ifdef TD_SAMPLES_DIR_RELATIVE
-#define TD_SAMPLES_DIR TD_BUILD_PATH_(TD_SAMPLES_DIR_RELATIVE)
-#endif
-#ifdef TD_SIM_REGION_APP_RELATIVE
-#define TD_SIM_REGION_APP TD_BUILD_PATH_(TD_SIM_REGION_APP_RELATIVE)
-#endif
-#ifdef TD_TDSIM_DIR_RELATIVE
-#define TD_TDSIM_DIR TD_BUILD_PATH_(TD_TDSIM_DIR_RELATIVE)
-#endif
-#ifdef TD_SOURCE_DIR_RELATIVE
-#define TD_SOURCE_DIR TD_BUILD_PATH_(TD_SOURCE_DIR_RELATIVE)
-#endif
-#ifdef TD_FAKE_PMU_RELATIVE
-#define TD_FAKE_PMU TD_BUILD_PATH_(TD_FAKE_PMU_RELATIVE)
-#endif
+// What tests/CMakeLists.txt defines each name as (TD_CLI=TD_BUILD_PATH("../tools/td/td")).
+#define TD_BUILD_PATH(relative) ::td::test_support::BesideThisProgram(relative)
 
 #endif  // TD_TESTS_SUPPORT_BUILD_PATHS_H_
