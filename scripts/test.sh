@@ -66,7 +66,9 @@ run_ctest() {  # stage, build dir, ctest args…
   local stage=$1 dir=$2
   shift 2
   local log="$logs/$stage-ctest.log"
-  (cd "$dir" && ctest --output-on-failure -j "$jobs" "$@") >"$log" 2>&1
+  # -V: every test's output goes to the log, where the GoogleTest cases a
+  # shard ran are counted.
+  (cd "$dir" && ctest -V -j "$jobs" "$@") >"$log" 2>&1
   local status=$?
   local total fail skip
   total=$(sed -n 's/.*tests passed, [0-9]* tests\{0,1\} failed out of \([0-9]*\).*/\1/p' "$log" | tail -n 1)
@@ -84,11 +86,22 @@ run_ctest() {  # stage, build dir, ctest args…
     [ "$total" -eq 0 ] && note[$stage]="no test ran (see $log)"
     return 1
   fi
-  echo "$stage: ${passed[$stage]} passed, $fail failed, $skip skipped (log: $log)"
+  echo "$stage: ${passed[$stage]} passed, $fail failed, $skip skipped (log: $log)$(gtest_cases "$log")"
+}
+
+# What the GoogleTest programs ran inside the tests of a log, where tests are
+# shards of several cases: ", inside them N GoogleTest cases: P passed, S skipped".
+gtest_cases() {  # ctest -V log
+  awk '/\[  PASSED  \] [0-9]+ tests?\./ { p += $(NF - 1) }
+       /\[  SKIPPED \] [0-9]+ tests?,/ { s += $(NF - 3) }
+       /\[  FAILED  \] [0-9]+ tests?,/ { f += $(NF - 3) }
+       /Test command: .*GTEST_|GTEST_TOTAL_SHARDS/ { sharded = 1 }
+       END { if (sharded) printf ", inside them %d GoogleTest cases: %d passed, %d skipped, %d failed", p + s + f, p, s, f }' "$1"
 }
 
 stage_plain() {
-  configure plain build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTD_BUILD_TESTS=ON -DTD_BUILD_BENCHMARKS=ON &&
+  configure plain build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTD_BUILD_TESTS=ON -DTD_BUILD_BENCHMARKS=ON \
+      -DTD_TEST_SHARDS=ON &&
     build plain build && run_ctest plain build
 }
 
@@ -96,8 +109,9 @@ stage_plain() {
 # install tests build uninstrumented consumers; `preload` tests load the
 # instrumented libtd_compat into programs without the sanitizer runtime
 # (/bin/sh); `html` tests render td's pages in Chromium (the pages come from
-# the code the unit tests' HtmlReport cases run under ASan). By name: a test
-# that runs `td events` once per listed event (hundreds of processes; the
+# the code the unit tests' HtmlReport cases run under ASan). By name
+# (GoogleTest patterns, which TD_TEST_EXCLUDE leaves out of every shard): a
+# test that runs `td events` once per listed event (hundreds of processes; the
 # encoder itself is EventEncoder.* here). And, of the suites that check one
 # importer or evaluator against perf's or the vendor's formulas on each
 # microarchitecture's data, the microarchitectures that take no path of the
@@ -105,20 +119,28 @@ stage_plain() {
 # and a hybrid part's, an Intel E-core, Arm with a CPUID-gated correction,
 # AMD; a Lion Cove part with its own exceptions), the rest in plain.
 asan_skip_labels='install|preload|html'
-asan_skip_names='^CliEvents\.ListAgreesWithEncode$'
-asan_skip_names+='|^Perf612/PerfMetricsDiff\..*/(adl_glc|bdw|clx|emr|hsw|icl|icx|ivb|neoverse_v[12]|skl|snb|spr|tgl|zen5)( |$)'
-asan_skip_names+='|^Perf612/ImportedMatchesPerf\..*/(adl_glc|srf)( |$)|^Perf612/AmdPipeline\..*/zen5( |$)'
-asan_skip_names+='|^Perfmon6dadedf/VendorMetrics\..*/(adl_glc|adl_grt|arl_lnc|arl_skt|clx|emr|grr|icl|icx|lnl_skt|mtl_rwc|rkl|skl|skx|spr|tgl)( |$)'
+asan_skip_cases=CliEvents.ListAgreesWithEncode
+for uarch in adl_glc bdw clx emr hsw icl icx ivb neoverse_v1 neoverse_v2 skl snb spr tgl zen5; do
+  asan_skip_cases+=":Perf612/PerfMetricsDiff.*/$uarch"
+done
+asan_skip_cases+=":Perf612/ImportedMatchesPerf.*/adl_glc:Perf612/ImportedMatchesPerf.*/srf:Perf612/AmdPipeline.*/zen5"
+for uarch in adl_glc adl_grt arl_lnc arl_skt clx emr grr icl icx lnl_skt mtl_rwc rkl skl skx spr tgl; do
+  asan_skip_cases+=":Perfmon6dadedf/VendorMetrics.*/$uarch"
+done
+# The sanitizer stages run each GoogleTest program as a few shard processes
+# (TD_TEST_SHARDS, tests/CMakeLists.txt): a sanitized process takes about
+# 0.15 s to start and to check for leaks at exit, once per case before.
+asan_args+=(-DTD_TEST_SHARDS=ON "-DTD_TEST_EXCLUDE=$asan_skip_cases")
 stage_asan() {
   configure asan build-asan "${asan_args[@]}" && build asan build-asan &&
-    run_ctest asan build-asan -LE "$asan_skip_labels" -E "$asan_skip_names"
+    run_ctest asan build-asan -LE "$asan_skip_labels"
 }
 
 stage_tsan() {
   # libgomp is not built with TSan, so the OpenMP scenario is left to the other stages.
   configure tsan build-tsan -DCMAKE_BUILD_TYPE=Debug -DTD_SANITIZE=thread -DTD_BUILD_BENCHMARKS=OFF \
-      -DTD_BUILD_SAMPLES=OFF &&
-    build tsan build-tsan td_threading_suite && run_ctest tsan build-tsan -L threading -E OpenMp
+      -DTD_BUILD_SAMPLES=OFF -DTD_TEST_SHARDS=ON "-DTD_TEST_EXCLUDE=*OpenMp*" &&
+    build tsan build-tsan td_threading_suite && run_ctest tsan build-tsan -L threading
 }
 
 stage_fuzz() {

@@ -114,6 +114,7 @@ if (location.hash === '#selftest') {
   }
   const out = document.createElement('pre');
   out.id = 'selftest';
+  out.hidden = true;  // out of the screenshot taken in the same load
   const scale = [...document.querySelectorAll('.scale span')].map(span => getComputedStyle(span).backgroundColor);
   out.textContent = JSON.stringify({rows: rows, scale: scale, metric: first, by_metric: byMetric});
   document.body.appendChild(out);

@@ -72,6 +72,7 @@ if (location.hash === '#selftest') {
   const page = document.documentElement;
   const out = document.createElement('pre');
   out.id = 'selftest';
+  out.hidden = true;  // out of the screenshot taken in the same load
   out.textContent = JSON.stringify({bars: bars, regions: regions, chart: timeChartSelfTest(),
                                     sections: [...document.querySelectorAll('h2[id^=region-]')].map(h => h.id),
                                     scroll_width: page.scrollWidth, client_width: page.clientWidth});

@@ -41,7 +41,7 @@ trap 'rm -rf "$ranks" "$work"' EXIT  # render_report's trap removes only its own
 python3 - "$work/dom.html" <<'PY'
 import html, json, re, sys
 dom = open(sys.argv[1], encoding="utf-8").read()
-selftest = re.search(r'<pre id="selftest">(.*?)</pre>', dom, re.S)
+selftest = re.search(r'<pre id="selftest"[^>]*>(.*?)</pre>', dom, re.S)
 assert selftest, "the page did not run its self-test"
 page = json.loads(html.unescape(selftest.group(1)))
 scale = page["scale"]

@@ -16,7 +16,7 @@ python3 - "$work/dom.html" "$recording" <<'PY'
 import html, json, re, sys
 dom = open(sys.argv[1], encoding="utf-8").read()
 recording = json.load(open(sys.argv[2]))
-selftest = re.search(r'<pre id="selftest">(.*?)</pre>', dom, re.S)
+selftest = re.search(r'<pre id="selftest"[^>]*>(.*?)</pre>', dom, re.S)
 assert selftest, "the page did not run its self-test"
 page = json.loads(html.unescape(selftest.group(1)))
 assert page["bars"] == [], "no Top-Down bar without hardware counts"

@@ -14,7 +14,7 @@ render_report "$tool" "$recording" "$artefacts" td_report.png 1200x1400
 python3 - "$work/dom.html" <<'PY'
 import json, re, sys
 dom = open(sys.argv[1], encoding="utf-8").read()
-selftest = re.search(r'<pre id="selftest">(.*?)</pre>', dom, re.S)
+selftest = re.search(r'<pre id="selftest"[^>]*>(.*?)</pre>', dom, re.S)
 assert selftest, "the page did not run its self-test"
 bars = json.loads(selftest.group(1).replace("&quot;", '"'))["bars"]
 assert len(bars) == 8, f"expected 8 bar segments (4 per region), got {len(bars)}"

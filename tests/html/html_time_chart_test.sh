@@ -106,7 +106,7 @@ for name, run in recordings.items():
     want = expected_shares(run)
     for size in ("1280x900", "800x900"):
         dom = open(f"{work}/{name}-{size}.dom", encoding="utf-8").read()
-        selftest = re.search(r'<pre id="selftest">(.*?)</pre>', dom, re.S)
+        selftest = re.search(r'<pre id="selftest"[^>]*>(.*?)</pre>', dom, re.S)
         assert selftest, f"{name} {size}: the page did not run its self-test"
         page = json.loads(html.unescape(selftest.group(1)))
         chart = page["chart"]
