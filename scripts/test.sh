@@ -35,7 +35,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1
 export TSAN_OPTIONS=halt_on_error=1:exitcode=66
 
-declare -A ran passed failed skipped seconds note
+declare -A ran passed failed skipped seconds note cases_passed cases_skipped cases_failed
 failures=0
 
 configure() {  # stage, build dir, cmake args…
@@ -80,23 +80,32 @@ run_ctest() {  # stage, build dir, ctest args…
   failed[$stage]=$fail
   skipped[$stage]=$skip
   passed[$stage]=$((total - fail - skip))
+  local counts inside=""
+  read -r -a counts <<<"$(gtest_cases "$log")"
+  if [ ${#counts[@]} -eq 3 ]; then
+    cases_passed[$stage]=${counts[0]} cases_skipped[$stage]=${counts[1]} cases_failed[$stage]=${counts[2]}
+    inside=", inside them $((counts[0] + counts[1] + counts[2])) GoogleTest cases: ${counts[0]} passed,"
+    inside+=" ${counts[1]} skipped, ${counts[2]} failed"
+  fi
   if [ "$status" -ne 0 ] || [ "$total" -eq 0 ]; then
     sed -n '/The following tests FAILED/,$p' "$log"
+    grep -E '^[0-9]+: \[  FAILED  \] [^0-9]' "$log" | sort -u | head -n 30  # the cases inside a shard
     note[$stage]="see $log"
     [ "$total" -eq 0 ] && note[$stage]="no test ran (see $log)"
     return 1
   fi
-  echo "$stage: ${passed[$stage]} passed, $fail failed, $skip skipped (log: $log)$(gtest_cases "$log")"
+  echo "$stage: ${passed[$stage]} passed, $fail failed, $skip skipped (log: $log)${inside}"
 }
 
 # What the GoogleTest programs ran inside the tests of a log, where tests are
-# shards of several cases: ", inside them N GoogleTest cases: P passed, S skipped".
+# shards of several cases: "passed skipped failed", or nothing where no test
+# of the log was a shard.
 gtest_cases() {  # ctest -V log
   awk '/\[  PASSED  \] [0-9]+ tests?\./ { p += $(NF - 1) }
        /\[  SKIPPED \] [0-9]+ tests?,/ { s += $(NF - 3) }
        /\[  FAILED  \] [0-9]+ tests?,/ { f += $(NF - 3) }
-       /Test command: .*GTEST_|GTEST_TOTAL_SHARDS/ { sharded = 1 }
-       END { if (sharded) printf ", inside them %d GoogleTest cases: %d passed, %d skipped, %d failed", p + s + f, p, s, f }' "$1"
+       /GTEST_TOTAL_SHARDS/ { sharded = 1 }
+       END { if (sharded) print p + 0, s + 0, f + 0 }' "$1"
 }
 
 stage_plain() {
@@ -210,12 +219,15 @@ done
 
 echo
 printf '%-6s %6s %7s %7s %8s %8s  %s\n' stage tests passed failed skipped seconds ""
-t_ran=0 t_passed=0 t_failed=0 t_skipped=0
+t_ran=0 t_passed=0 t_failed=0 t_skipped=0 c_passed=0 c_skipped=0 c_failed=0
 for stage in "${stages[@]}"; do
   printf '%-6s %6d %7d %7d %8d %8d  %s\n' "$stage" "${ran[$stage]}" "${passed[$stage]}" \
     "${failed[$stage]}" "${skipped[$stage]}" "${seconds[$stage]}" "${note[$stage]:-}"
+  c_passed=$((c_passed + ${cases_passed[$stage]:-0})); c_skipped=$((c_skipped + ${cases_skipped[$stage]:-0}))
+  c_failed=$((c_failed + ${cases_failed[$stage]:-0}))
   t_ran=$((t_ran + ran[$stage])); t_passed=$((t_passed + passed[$stage]))
   t_failed=$((t_failed + failed[$stage])); t_skipped=$((t_skipped + skipped[$stage]))
 done
-echo "total: $t_passed passed, $t_failed failed, $t_skipped skipped"
+echo "total: $t_passed passed, $t_failed failed, $t_skipped skipped" \
+  "(GoogleTest cases inside the shards: $c_passed passed, $c_skipped skipped, $c_failed failed)"
 [ "$failures" -eq 0 ]
