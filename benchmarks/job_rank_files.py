@@ -12,7 +12,8 @@ region's times and counts on every thread scaled by a factor of its own
 spreads and slowest ranks. Every field the reader checks stays consistent
 (exclusive <= inclusive, integers in range, the same regions and threads), so
 the files pass `td report`'s full validation. Written like the runtime writes
-them: indented by one space, keys sorted.
+them (runtime/recorded/run_file.cc): keys sorted, indented by one space, each
+region on one line of its own without spaces.
 """
 import argparse
 import copy
@@ -36,6 +37,18 @@ def perturb_part(part, factor):
     part["inclusive"] = [scaled(v, factor) for v in part["inclusive"]]
     part["exclusive"] = [min(scaled(x, factor), i) for x, i in zip(part["exclusive"], part["inclusive"])]
     part["groups"] = [[scaled(e, factor), min(scaled(r, factor), scaled(e, factor))] for e, r in part["groups"]]
+
+
+def run_file_text(run):
+    """The run as td's writer lays it out: the regions, most of the bytes, one
+    compact line each inside an otherwise indented document."""
+    placeholder = "@regions@"
+    regions = run["regions"]
+    text = json.dumps(dict(run, regions=placeholder), indent=1, sort_keys=True, ensure_ascii=False)
+    lines = ",\n".join("  " + json.dumps(r, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+                        for r in regions)
+    listed = "[\n" + lines + "\n ]" if regions else "[]"
+    return text.replace(json.dumps(placeholder), listed, 1)
 
 
 def main():
@@ -70,7 +83,7 @@ def main():
                 perturb_part(part, slow * rng.uniform(0.8, 1.2))
         name = f"td-{program}-{job}-rank{rank:0{width}d}.json" if job else f"td-{program}-rank{rank:0{width}d}.json"
         with open(os.path.join(args.out_dir, name), "w", encoding="utf-8") as f:
-            f.write(json.dumps(run, indent=1, sort_keys=True, ensure_ascii=False))
+            f.write(run_file_text(run))
             f.write("\n")
 
 
