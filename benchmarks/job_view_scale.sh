@@ -6,10 +6,10 @@
 # /usr/bin/time: the median seconds and peak resident memory.
 #
 # Usage: job_view_scale.sh BUILD_DIR [RANKS (1024)] [WORK_DIR] [THREADS (8)]
-# THREADS: the rank program's threads; 8 make files of about 0.5 MB, 16 of
-# about 1 MB (docs/performance.md, "The job view").
-# WORK_DIR keeps the files for the next run (1,024 of 8 threads are 537 MB,
-# written by Python in a few minutes); without it a scratch folder is used.
+# THREADS: the rank program's threads; in td's layout 16 make files of about
+# 0.6 MB, 27 of about 1 MB (docs/performance.md, "The job view").
+# WORK_DIR keeps the files for the next run (1,024 of 27 threads are 1 GB,
+# written by Python in about four minutes); without it a scratch folder is used.
 # Also: `ninja -C BUILD_DIR td_job_view_scale`.
 set -euo pipefail
 build=$(cd "${1:?usage: job_view_scale.sh BUILD_DIR [RANKS] [WORK_DIR] [THREADS]}" && pwd)
