@@ -537,8 +537,9 @@ RunData Runtime::Collect(const std::vector<ThreadState*>& quiet_threads) {
   std::vector<ThreadRecord> records;
   records.reserve(quiet_threads.size());
   for (ThreadState* thread : quiet_threads) {
+    thread->ReleaseMarkerLookups();  // markers are off for good
     records.push_back(thread->Record());
-    records.back().release = [thread] { thread->ReleaseRecording(); };  // markers are off for good
+    records.back().release = [thread] { thread->ReleaseRecording(); };
   }
   if (regions_.bound_reached()) {
     ReportProblem(Severity::kWarning,

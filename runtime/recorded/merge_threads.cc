@@ -98,7 +98,14 @@ void MergeThreads(const std::vector<ThreadRecord>& threads,
       ++parts[static_cast<size_t>(it->second)];
     }
   }
-  for (size_t r = 0; r < data->regions.size(); ++r) data->regions[r].threads.reserve(parts[r]);
+  // Every list at its final size, from one block where the parts are many.
+  size_t all_parts = 0;
+  for (const size_t count : parts) all_parts += count;
+  const PartAllocator<RegionOnThread> allocator(PartBlock::Make(all_parts * sizeof(RegionOnThread)));
+  for (size_t r = 0; r < data->regions.size(); ++r) {
+    data->regions[r].threads = PartList(allocator);
+    data->regions[r].threads.reserve(parts[r]);
+  }
   for (size_t t = 0; t < threads.size(); ++t) {
     const ThreadRecord& thread = threads[t];
     const NodeTotals totals = thread.totals();

@@ -84,7 +84,7 @@ void TakeOutMarkerCost(RunData* run_data) {
   std::vector<int> part_of(run.regions.size() * num_threads, -1);
   std::vector<size_t> first_part(run.regions.size() + 1, 0);
   for (size_t r = 0; r < run.regions.size(); ++r) {
-    const std::vector<RegionOnThread>& parts = run.regions[r].threads;
+    const PartList& parts = run.regions[r].threads;
     for (size_t p = 0; p < parts.size(); ++p) {
       if (parts[p].thread < num_threads) part_of[r * num_threads + parts[p].thread] = static_cast<int>(p);
     }
@@ -136,7 +136,7 @@ void TakeOutMarkerCost(RunData* run_data) {
   // what the run's pairs cost, a region with many pairs inside (which loses
   // more) never shows less than the regions it contains.
   for (size_t r = out.regions.size(); r-- > 0;) {
-    std::vector<RegionOnThread>& parts = out.regions[r].threads;
+    PartList& parts = out.regions[r].threads;
     for (size_t p = 0; p < parts.size(); ++p) {
       RegionOnThread& t = parts[p];
       // Each part's counts are an allocation of their own: ask for the next

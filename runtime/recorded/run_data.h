@@ -12,6 +12,7 @@
 #include "runtime/base/diagnostics.h"
 #include "runtime/counters/backend.h"
 #include "runtime/machine/machine_info.h"
+#include "runtime/recorded/part_block.h"
 #include "runtime/regions/call_times.h"
 
 namespace td {
@@ -119,6 +120,10 @@ struct RegionOnThread {
   double call_time_taken_out_ns = 0;
 };
 
+// A region's parts, one per thread that entered it; a merged run's lists
+// share one block of memory (part_block.h).
+using PartList = std::vector<RegionOnThread, PartAllocator<RegionOnThread>>;
+
 struct Region {
   std::string name;  // "copy[12]" for a parameterised region; bytes as the program gave them
   // Names from the outermost region, each written as a PathComponent (a '/'
@@ -127,7 +132,7 @@ struct Region {
   std::string path;
   int parent = -1;   // index into RunData::regions, -1 at top level
   std::vector<int> children;
-  std::vector<RegionOnThread> threads;
+  PartList threads;
   std::string base_name;  // "copy"; equal to name when there is no parameter
   std::optional<long long> parameter;
   // td_region_sample: this region's calls were read one in this many, not

@@ -256,6 +256,13 @@ void ThreadState::ReleaseRecording() {
   UpdateLimits();
 }
 
+void ThreadState::ReleaseMarkerLookups() {
+  const SpinGuard releasing(storage_lock_);
+  absl::flat_hash_map<uint64_t, uint32_t>().swap(child_of_);
+  std::vector<RegionSlot>().swap(regions_);
+  UpdateLimits();  // a marker now takes the general way, which the gate keeps closed
+}
+
 void ThreadState::EnableTrace(size_t capacity) {
   trace_.Enable(capacity, words_);
   tracing_ = trace_.active();

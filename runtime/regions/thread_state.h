@@ -177,6 +177,10 @@ class ThreadState {
   // Finalize, once the thread's parts are merged (ThreadRecord::release):
   // frees the nodes; markers are off for good by then.
   void ReleaseRecording();
+  // Finalize, before any thread is merged: frees what only markers use (the
+  // child lookup, the region slots), so that the merged run's memory does
+  // not come on top of it.
+  void ReleaseMarkerLookups();
   // TD_FLUSH_INTERVAL: a copy made from another thread while this one records
   // on (thread_copy.cc), with the runtime's threads lock held; null when the
   // thread kept its vectors locked too long.
