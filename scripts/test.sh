@@ -208,7 +208,7 @@ stage_fuzz() {
   for t in "${targets[@]}"; do
     head -n -1 "$logs/fuzz-$t.summary"
     read -r -a counts < <(tail -n 1 "$logs/fuzz-$t.summary")
-    if [ ${#counts[@]} -ne 2 ]; then
+    if [ ${#counts[@]} -ne 2 ] || ! [[ "${counts[0]}${counts[1]}" =~ ^[0-9]+$ ]]; then
       counts=(0 1)
       echo "fuzz $t: no result (see $logs/fuzz-$t.summary)"
     fi
