@@ -174,26 +174,22 @@ class ThreadState {
   NodeTotals ComputeTotals() const;
   // What the recorded-run model reads of this thread; it refers to this state.
   ThreadRecord Record() const;
-  // Finalize, once the thread's parts are merged (ThreadRecord::release):
-  // frees the nodes; markers are off for good by then.
-  void ReleaseRecording();
-  // Finalize, before any thread is merged: frees what only markers use (the
-  // child lookup, the region slots), so that the merged run's memory does
-  // not come on top of it.
+  // Finalize, markers off for good: before any thread is merged, what only
+  // markers use (child lookup, region slots), so the merged run's memory does
+  // not come on top of it; once this thread's parts are merged, the nodes.
   void ReleaseMarkerLookups();
+  void ReleaseRecording();  // ThreadRecord::release
   // TD_FLUSH_INTERVAL: a copy made from another thread while this one records
   // on (thread_copy.cc), with the runtime's threads lock held; null when the
   // thread kept its vectors locked too long.
   std::unique_ptr<ThreadState> CopyWhileRecording() const;
 
  private:
-  // A frame of the open-region stack, its one-word key and the marker forms
-  // (runtime/regions/marker_frame.h).
+  // Open-region frames, their one-word key and the forms: marker_frame.h.
   using Frame = MarkerFrame;
   using Path = MarkerPath;
 
-  // The common BEGIN and END of each form, and the ways off it, are defined
-  // in runtime/regions/marker_forms.h.
+  // Each form's common BEGIN and END, and the ways off it: marker_forms.h.
   // kMembers, kFake and kGroupWord: kUser's group, where known in advance
   // (0: any; -1: its word read at each marker). kSampled: BeginSampled's.
   template <bool kLeave, Path kPath, uint32_t kMembers = 0, bool kFake = false, int kGroupWord = -1,
