@@ -98,6 +98,10 @@ class ThreadCounters {
   // (the software group alone), that group's fd, and *bytes the size: the
   // markers then make that call themselves. -1 otherwise.
   virtual int SoleKernelRead(size_t* /*bytes*/) const { return -1; }
+  // When that group holds software events only, task-clock among them: the
+  // snapshot word of task-clock (SIZE_MAX otherwise). Such a group is never
+  // multiplexed: its time enabled and time running are task-clock's value.
+  virtual size_t SoleSoftwareTaskClockWord() const { return SIZE_MAX; }
   // When Read() is one group read in user space (rdpmc) and at most a
   // task-clock copied from its time enabled, what the markers need to do
   // that read inline (ReadSoleUserGroup); they call Read() when it cannot

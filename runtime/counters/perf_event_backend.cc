@@ -91,6 +91,8 @@ struct OpenedGroup {
   size_t bytes = 0;
   uint64_t members = 0;  // the block's first word
   std::unique_ptr<RdpmcGroupReader> user;  // null: read()
+  // Software events only, task-clock among them: its snapshot word.
+  size_t software_task_clock = SIZE_MAX;
 };
 
 class PerfThreadCounters final : public ThreadCounters {
@@ -156,6 +158,10 @@ class PerfThreadCounters final : public ThreadCounters {
     }
     *bytes = groups_[0].bytes;
     return groups_[0].leader_fd;
+  }
+  size_t SoleSoftwareTaskClockWord() const override {
+    size_t bytes = 0;
+    return SoleKernelRead(&bytes) >= 0 ? groups_[0].software_task_clock : SIZE_MAX;
   }
   SoleUserRead* SoleUserGroup() override { return offers_sole_user_read_ ? &sole_user_read_ : nullptr; }
   bool SoleDescriptorLost(ssize_t got) override {
@@ -307,6 +313,7 @@ class PerfEventBackend final : public CounterBackend {
       g.word_offset = group.word_offset;
       g.bytes = (CounterLayout::kHeaderWords + group.num_events) * sizeof(uint64_t);
       g.members = group.num_events;
+      g.software_task_clock = SoftwareTaskClockWord(group);
       if (WantsUserReads(group)) g.user = MapForUserReads(group, fds, &pages);
       opened.push_back(std::move(g));
       all.insert(all.end(), fds.begin(), fds.end());
@@ -367,6 +374,16 @@ class PerfEventBackend final : public CounterBackend {
       if (source < layout_.groups.size()) resolved.push_back({copy.word_offset, layout_.groups[source].word_offset});
     }
     *copies = std::move(resolved);
+  }
+
+  size_t SoftwareTaskClockWord(const GroupInfo& group) const {
+    size_t word = SIZE_MAX;
+    for (size_t i = 0; i < group.num_events; ++i) {
+      const EventInfo& event = layout_.events[group.first_event + i];
+      if (event.perf_type != PERF_TYPE_SOFTWARE || event.system_wide()) return SIZE_MAX;
+      if (event.perf_config == PERF_COUNT_SW_TASK_CLOCK) word = group.word_offset + CounterLayout::kHeaderWords + i;
+    }
+    return word;
   }
 
   bool WantsUserReads(const GroupInfo& group) const {

@@ -102,6 +102,22 @@ std::optional<uint32_t> RegionNamed(ThreadState* thread, const td_site* site) {
   return thread->registry().Find(site->name != nullptr ? site->name : "");
 }
 
+// A common marker whose flag is up but whose gate was not the syscall
+// form's: the user-read form, or (gate 0: markers off, or a fence needed)
+// the slow path, which lowers the flag itself.
+__attribute__((noinline)) void BeginOffTheGate(ThreadState* thread, uint32_t region, td_site* site) {
+  if (td::MarkerGateValue() == static_cast<int>(td::MarkerForm::kUserRead)) {
+    return thread->BeginUserReadAndLeave(region, site);
+  }
+  BeginSlow(thread, site);
+}
+__attribute__((noinline)) void EndOffTheGate(ThreadState* thread, uint32_t region, td_site* site) {
+  if (td::MarkerGateValue() == static_cast<int>(td::MarkerForm::kUserRead)) {
+    return thread->EndUserReadAndLeave(region, site);
+  }
+  EndSlow(thread, site);
+}
+
 }  // namespace
 
 extern "C" {
@@ -115,27 +131,23 @@ extern "C" {
 void td_region_begin(td_site* site) {
   ThreadState* thread = td::t_thread_state;
   if (__builtin_expect(thread == nullptr, 0)) return BeginSlow(thread, site);
-  const int gate = td::MarkerGateEntered(thread);
+  if (__builtin_expect(!td::MarkerFlagRaised(thread), 0)) return;  // re-entered from a signal handler
   const auto region = static_cast<uint32_t>(__atomic_load_n(&site->region_id_plus_one, __ATOMIC_ACQUIRE) - 1);
-  if (__builtin_expect(gate == static_cast<int>(td::MarkerForm::kSyscallRead), 1)) {
+  if (__builtin_expect(td::MarkerGateOpenFor<td::MarkerForm::kSyscallRead>(), 1)) {
     return thread->BeginAndLeave(region, site);
   }
-  if (gate == static_cast<int>(td::MarkerForm::kUserRead)) return thread->BeginUserReadAndLeave(region, site);
-  if (gate == td::kMarkerReentered) return;
-  return BeginSlow(thread, site);
+  return BeginOffTheGate(thread, region, site);
 }
 
 void td_region_end(td_site* site) {
   ThreadState* thread = td::t_thread_state;
   if (__builtin_expect(thread == nullptr, 0)) return EndSlow(thread, site);
-  const int gate = td::MarkerGateEntered(thread);
+  if (__builtin_expect(!td::MarkerFlagRaised(thread), 0)) return;  // re-entered from a signal handler
   const auto region = static_cast<uint32_t>(__atomic_load_n(&site->region_id_plus_one, __ATOMIC_ACQUIRE) - 1);
-  if (__builtin_expect(gate == static_cast<int>(td::MarkerForm::kSyscallRead), 1)) {
+  if (__builtin_expect(td::MarkerGateOpenFor<td::MarkerForm::kSyscallRead>(), 1)) {
     return thread->EndAndLeave(region, site);
   }
-  if (gate == static_cast<int>(td::MarkerForm::kUserRead)) return thread->EndUserReadAndLeave(region, site);
-  if (gate == td::kMarkerReentered) return;
-  return EndSlow(thread, site);
+  return EndOffTheGate(thread, region, site);
 }
 
 void td_region_begin_p(td_site* site, long long parameter) {

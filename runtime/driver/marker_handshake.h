@@ -96,13 +96,10 @@ inline bool MarkerReentered(ThreadState* thread) {
   return thread->in_marker().load(std::memory_order_relaxed) != 0;
 }
 
-// What MarkerGateEntered returns for a marker re-entered on its thread (see
-// MarkerReentered): the flag belongs to the marker interrupted, and is left.
-inline constexpr int kMarkerReentered = -1;
-
-// MarkerEntered's common case for the C markers: raises the flag and returns
-// the gate. 0 leaves the flag up: the caller then takes MarkerEntered.
-inline int MarkerGateEntered(ThreadState* thread) {
+// MarkerEntered's common case for the C markers, in two steps. First the
+// flag: false for a marker re-entered on its thread, whose flag is then left
+// alone (it belongs to the marker interrupted).
+inline bool MarkerFlagRaised(ThreadState* thread) {
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__) && !TD_HAS_TSAN
   // One instruction raises the flag and says whether it was up: a marker
   // costs one more instruction than a plain store, not a load and a test.
@@ -110,12 +107,36 @@ inline int MarkerGateEntered(ThreadState* thread) {
   // this thread; other threads only read the flag.)
   bool was_up;
   asm volatile("btsl $0, %0" : "+m"(*reinterpret_cast<uint32_t*>(&thread->in_marker())), "=@ccc"(was_up));
-  if (__builtin_expect(was_up, 0)) return kMarkerReentered;
+  return !was_up;
 #else
-  if (__builtin_expect(MarkerReentered(thread), 0)) return kMarkerReentered;
+  if (__builtin_expect(MarkerReentered(thread), 0)) return false;
   thread->in_marker().store(1, std::memory_order_relaxed);
+  return true;
 #endif
+}
+
+// Then, with the flag up, whether the gate is open for `kForm`. Otherwise
+// the flag stays up and the caller reads the gate's value (MarkerGateValue).
+template <MarkerForm kForm>
+inline bool MarkerGateOpenFor() {
   std::atomic_signal_fence(std::memory_order_seq_cst);  // the compiler keeps the order
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__) && !TD_HAS_TSAN
+  // The gate compared in memory: one instruction, where the atomic load
+  // takes a load and a compare (a load is all a sequentially consistent
+  // load is on x86-64; the barrier is on finalize's side).
+  bool open;
+  asm volatile("cmpl %1, %2"
+               : "=@ccz"(open)
+               : "i"(static_cast<int>(kForm)), "m"(*reinterpret_cast<const int*>(&g_marker_gate)));
+  return open;
+#else
+  return g_marker_gate.load(std::memory_order_seq_cst) == static_cast<int>(kForm);
+#endif
+}
+
+// The gate's value for a marker whose flag is up (0: closed, or a fence needed).
+inline int MarkerGateValue() {
+  std::atomic_signal_fence(std::memory_order_seq_cst);
   return g_marker_gate.load(std::memory_order_seq_cst);
 }
 

@@ -5,7 +5,7 @@
 // A bucket is a quarter of an octave: bucket b holds the durations from
 // 2^(b/4) × (1 + (b%4)/4) up to the next bucket's start, so any value is
 // known to within 25 % of itself from its bucket alone. The index is the top
-// bits of the duration's float, which puts it three instructions from the
+// bits of the duration's float, which puts it a few instructions from the
 // duration on END's common path. Histograms count in the marker clock's
 // ticks on the thread and in nanoseconds everywhere else (CallTimesInNs).
 // Each bucket also sums its calls' times.
@@ -23,16 +23,22 @@ namespace td {
 // 64 octaves: every duration an int64_t holds.
 inline constexpr uint32_t kCallTimeBuckets = 256;
 
-// The bucket of a duration in ticks (or ns): the exponent and the top two
-// mantissa bits of its float, less 1.0f's (127 << 2 = 508, which is 4
-// modulo 256). A negative duration (a clock that ran backwards) lands in
-// its magnitude's bucket, 0 in 2's; both add their exact value to the sum.
-__attribute__((always_inline)) inline uint32_t CallTimeBucket(int64_t ticks) {
+// Where a thread's histogram counts a duration in ticks (or ns): the
+// exponent and the top two mantissa bits of its float as they are, so that
+// END computes it with a shift and a byte. Its bucket is 4 more (modulo
+// 256), as 1.0f's bits give 127 << 2 = 508, which is 252 modulo 256.
+__attribute__((always_inline)) inline uint32_t CallTimeSlot(int64_t ticks) {
   const float value = static_cast<float>(ticks);
   uint32_t bits;
   std::memcpy(&bits, &value, sizeof bits);
-  return static_cast<uint8_t>((bits >> 21) + 4);
+  return static_cast<uint8_t>(bits >> 21);
 }
+inline constexpr uint32_t SlotOfBucket(uint32_t bucket) { return (bucket + kCallTimeBuckets - 4) % kCallTimeBuckets; }
+
+// The bucket of a duration: bucket 0 holds [1, 1.19). A negative duration
+// (a clock that ran backwards) lands in its magnitude's bucket, 0 in 2's;
+// both add their exact value to the sum.
+inline uint32_t CallTimeBucket(int64_t ticks) { return (CallTimeSlot(ticks) + 4) % kCallTimeBuckets; }
 
 // Where bucket `b` starts (0 for none below it, ∞ past the last).
 inline double CallTimeBucketStart(uint32_t b) {

@@ -35,11 +35,10 @@ inline void ThreadState::BeginImpl(uint32_t region, const td_site* site) {
   // form has no countdown, and a sampled slot not open has a form of its own.
   const uint32_t open = kSampled ? slot.open ^ RegionSlot::kSampled : slot.open;
   if (__builtin_expect(open != 0 || stats.parent != parent, 0)) {
-    if constexpr (!kSampled) {
-      if (slot.open == RegionSlot::kSampled && stats.parent == parent) {
-        return BeginSampled<kLeave, kPath, kMembers, kFake, kGroupWord>(region, site);
-      }
-    }
+    // The common form tries the sampled one, which misses where it does not
+    // apply either, and gives it the slot rather than the region: neither
+    // that test nor the region then holds a register in the common form.
+    if constexpr (!kSampled) return BeginSampled<kLeave, kPath, kMembers, kFake, kGroupWord>(&slot, site);
     return BeginMiss<kLeave, kPath>(region, site);
   }
   slot.open = kSampled ? RegionSlot::kSampled | 1 : 1;
@@ -55,12 +54,12 @@ inline void ThreadState::BeginImpl(uint32_t region, const td_site* site) {
   // both stores (no store forwarding), which doubled an unread pair's time.
   if constexpr (kSampled) {
     if (!TakeMeasuredCall(stats)) {  // TD_SAMPLE: counted, not read
-      SetFrameKey(&frame, UnreadKey<kPath>(region));
+      SetFrameKey(&frame, kPath == Path::kSyscall ? region | (syscall_key_ & ~kMeasuredKeyBit) : UnreadKey<kPath>(region));
       if constexpr (kLeave) Leave();
       return;
     }
   }
-  SetFrameKey(&frame, OrdinaryKey<kPath>(region));
+  SetFrameKey(&frame, kPath == Path::kSyscall ? region | syscall_key_ : OrdinaryKey<kPath>(region));
   // Counters first, clock last: td's own reads stay outside the region.
   if constexpr (kPath == Path::kSyscall) {
     if (__builtin_expect(!reader_.ReadSoleGroup(FrameStart(depth)), 0)) return SoleReadFailedInBegin<kLeave>();
@@ -82,11 +81,13 @@ inline void ThreadState::BeginImpl(uint32_t region, const td_site* site) {
 template <bool kLeave, ThreadState::Path kPath, uint32_t kMembers, bool kFake, int kGroupWord>
 inline void ThreadState::EndImpl(uint32_t region, const td_site* site) {
   const size_t depth = depth_;
-  if (__builtin_expect(depth == 0, 0)) return EndMiss<kLeave, kPath>(region, site);
   const size_t d = depth - 1;
-  const Frame& frame = frames_[d];
+  const Frame& frame = frames_.Innermost(depth);  // at depth 0 the sentinel, whose key misses
   const uint64_t key = kPath != Path::kGeneral ? FrameKey(frame) : WithoutForm(FrameKey(frame));
   if (__builtin_expect(key != OrdinaryKey<kPath>(region), 0)) {
+    // kSyscall's tests of the frame are all out of line: here they would
+    // keep the key in a register saved for them.
+    if constexpr (kPath == Path::kSyscall) return EndSyscallMiss<kLeave>(region, site);
     if (key == UnreadKey<kPath>(region)) {  // TD_SAMPLE: a call counted, not read
       PopUnmeasured(d);
       if constexpr (kLeave) Leave();
@@ -107,8 +108,8 @@ inline void ThreadState::EndImpl(uint32_t region, const td_site* site) {
 }
 
 template <bool kLeave, ThreadState::Path kPath, uint32_t kMembers, bool kFake, int kGroupWord>
-void ThreadState::BeginSampled(uint32_t region, const td_site* site) {
-  BeginImpl<kLeave, kPath, kMembers, kFake, kGroupWord, true>(region, site);
+void ThreadState::BeginSampled(const RegionSlot* slot, const td_site* site) {
+  BeginImpl<kLeave, kPath, kMembers, kFake, kGroupWord, true>(static_cast<uint32_t>(slot - regions_.data()), site);
 }
 
 template <bool kLeave, ThreadState::Path kPath, uint32_t kMembers, bool kFake, int kGroupWord>
@@ -137,9 +138,17 @@ inline void ThreadState::CloseEnded(uint32_t region, size_t d, const Frame& fram
     uint64_t* const end = scratch_.data();
     const uint32_t node = frame.node;
     if (__builtin_expect(!reader_.ReadSoleGroup(end), 0)) return SoleReadFailedInEnd<kLeave>();
-    // Word 0 of a snapshot of one group is a count of events, or a derived
-    // task-clock's 1: its delta is always 0.
-    AddFewDeltas(NodeInclusive(node) + 1, FrameStart(d) + 1, end + 1, words_ - 1);
+    if constexpr (kMembers == kAnyGroup) {
+      // Word 0 of a snapshot of one group is a count of events, or a derived
+      // task-clock's 1: its delta is always 0.
+      AddFewDeltas(NodeInclusive(node) + 1, FrameStart(d) + 1, end + 1, words_ - 1);
+    } else {
+      // The software group: its four counts only (its times are derived:
+      // DerivedWords). The strides stay the members': a multiply from
+      // memory is one instruction, a multiply by 7 or 14 two or three.
+      constexpr size_t kFirst = CounterLayout::kHeaderWords;
+      AddFixedDeltas<kSoftwareGroupWords - kFirst>(NodeInclusive(node) + kFirst, FrameStart(d) + kFirst, end + kFirst);
+    }
   } else if (__builtin_expect(!reader_.AddSoleUserDeltas<kMembers, kFake, kGroupWord>(FrameStart(d), NodeInclusive(frame.node)),
                               0)) {
     if constexpr (kMembers == 0) {
@@ -156,7 +165,7 @@ inline bool ThreadState::CountCall(uint32_t node, int64_t wall) {
   stats.wall_inclusive_ticks += wall;
   if (__builtin_expect(stats.call_times >= NodeStats::kNoHistogram, 0)) return false;
   CallTimeHistogram& histogram = call_times_.At(stats.call_times);
-  const uint32_t bucket = CallTimeBucket(wall);
+  const uint32_t bucket = CallTimeSlot(wall);
   ++histogram.counts[bucket];
   histogram.ticks[bucket] += wall;
   return true;
@@ -190,7 +199,18 @@ inline void ThreadState::BeginSyscallMiss(uint32_t region, const td_site* site) 
 }
 
 template <bool kLeave>
-inline void ThreadState::EndSyscallMiss(uint32_t region, const td_site* site) {
+void ThreadState::EndSyscallMiss(uint32_t region, const td_site* site) {
+  if (const size_t depth = depth_; depth != 0) {
+    const uint64_t key = FrameKey(frames_[depth - 1]);
+    // kSyscall's frames of a group other than the software one, then calls
+    // TD_SAMPLE counted and did not read (of either group).
+    if (key == (region | syscall_key_)) return EndAnyGroup<kLeave>(region);
+    if (key == (region | (syscall_key_ & ~kMeasuredKeyBit))) {
+      PopUnmeasured(depth - 1);
+      if constexpr (kLeave) Leave();
+      return;
+    }
+  }
   if (user_frame_limit_ != 0) return EndUser<kLeave>(region, site);
   OffPath<kLeave, &ThreadState::EndGeneral>(region, site);
 }
@@ -273,6 +293,17 @@ template <bool kLeave>
 void ThreadState::SoleReadFailedInEnd() {
   reader_.SoleReadFailed();  // the thread's counts now read as not measured: no deltas to add
   if constexpr (kLeave) Leave();
+}
+
+template <bool kLeave>
+void ThreadState::EndAnyGroup(uint32_t region) {
+  const size_t d = depth_ - 1;
+  const Frame& frame = frames_[d];
+  const int64_t wall = TscTicks() - frame.start_ticks;
+  if (__builtin_expect(!CountCall(frame.node, wall), 0)) {
+    return EndWithoutHistogram<kLeave, Path::kSyscall, kAnyGroup, false, -1>(region, wall);
+  }
+  CloseEnded<kLeave, Path::kSyscall, kAnyGroup, false, -1>(region, d, frame);
 }
 
 template <bool kLeave>

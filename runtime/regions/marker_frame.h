@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "td/td.h"
 
@@ -39,6 +40,45 @@ inline uint64_t FrameKey(const MarkerFrame& frame) {
 }
 inline void SetFrameKey(MarkerFrame* frame, uint64_t key) { std::memcpy(&frame->region, &key, sizeof key); }
 
+// The open frames, and one more below the first: a sentinel whose key no
+// form's END takes (no key has 0xff in its flag bytes), so that END at
+// depth 0 finds it and misses with no test of its own for an empty stack.
+class FrameStack {
+ public:
+  FrameStack() { assign(0); }
+  FrameStack(const FrameStack&) = delete;
+  FrameStack& operator=(const FrameStack&) = delete;
+
+  MarkerFrame& operator[](size_t depth) { return first_[depth]; }
+  const MarkerFrame& operator[](size_t depth) const { return first_[depth]; }
+  // The innermost frame of a stack `depth` deep: the sentinel when empty.
+  const MarkerFrame& Innermost(size_t depth) const { return first_[static_cast<ptrdiff_t>(depth) - 1]; }
+  size_t size() const { return storage_.size() - 1; }
+  MarkerFrame* data() { return first_; }
+  const MarkerFrame* data() const { return first_; }
+  const MarkerFrame* begin() const { return first_; }
+  const MarkerFrame* end() const { return first_ + size(); }
+  MarkerFrame* begin() { return first_; }
+  MarkerFrame* end() { return first_ + size(); }
+  // `n` frames, all cleared.
+  void assign(size_t n) {
+    storage_.assign(n + 1, MarkerFrame{});
+    Settle();
+  }
+  void resize(size_t n) {
+    storage_.resize(n + 1, MarkerFrame{});
+    Settle();
+  }
+
+ private:
+  void Settle() {
+    SetFrameKey(&storage_[0], ~uint64_t{0});
+    first_ = storage_.data() + 1;
+  }
+  MarkerFrame* first_ = nullptr;  // first: the markers load it as they loaded a vector's data
+  std::vector<MarkerFrame> storage_;
+};
+
 // The forms of the common BEGIN and END, by how the counters are read
 // (counters/marker_reader.h):
 //  kSyscall: the thread's only counters are one group read with one read()
@@ -64,6 +104,12 @@ constexpr uint8_t FormByte(MarkerPath path) {
 // never recursive or traced, with the form's byte, so that each form's END
 // recognises its own frames in one comparison and the general END (which
 // masks the byte) closes any.
+// kSyscall's frames on a thread whose group is not the software group td
+// reads without a PMU carry this byte instead: kSyscall's END is made for
+// that group (its four counts), and leaves these frames to its miss path.
+inline constexpr uint8_t kSyscallAnyGroupForm = 3;
+inline constexpr uint32_t kAnyGroup = UINT32_MAX;  // ThreadState's kMembers for those frames
+inline constexpr uint64_t kMeasuredKeyBit = uint64_t{1} << 40;
 template <MarkerPath kPath>
 uint64_t OrdinaryKey(uint32_t region) {
   return region | (uint64_t{1} << 40) | (uint64_t{FormByte(kPath)} << 56);

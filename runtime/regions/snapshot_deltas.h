@@ -17,6 +17,13 @@ inline void AddDeltas(uint64_t* __restrict to, const uint64_t* __restrict start,
 #pragma GCC unroll 2
   for (size_t i = 0; i < words; ++i) to[i] += end[i] - start[i];
 }
+// kWords of them, a size known when compiled: no loop, no test.
+template <size_t kWords>
+__attribute__((always_inline)) inline void AddFixedDeltas(uint64_t* __restrict to, const uint64_t* __restrict start,
+                                                         const uint64_t* __restrict end) {
+#pragma GCC unroll 16
+  for (size_t i = 0; i < kWords; ++i) to[i] += end[i] - start[i];
+}
 // Up to 16 words without a loop (a group of 8 and a task-clock copied from
 // its time); the software group's 6 (its 4 events and two times; its
 // count word is left out) without even the jump.

@@ -51,8 +51,8 @@ __attribute__((no_sanitize("thread"))) std::unique_ptr<ThreadState> ThreadState:
   c.words_ = words_;
   c.node_stride_ = node_stride_;
   c.scratch_.assign(words_ + MarkerReader::kSlackWords, 0);
-  c.derived_time_word_ = derived_time_word_;
-  c.derived_time_source_ = derived_time_source_;
+  c.derived_ = derived_;
+  c.syscall_key_ = syscall_key_;
   c.retired_ = retired_;
   c.openmp_thread_ = openmp_thread_;
   c.sample_every_ = sample_every_;

@@ -39,11 +39,14 @@ void ThreadState::UseCounters(std::unique_ptr<ThreadCounters> counters) {
   reader_.Use(std::move(counters));
   const SoleUserRead* sole_user = reader_.sole_user();
   // New counters come with fresh nodes (the constructor, RestartAfterFork).
-  derived_time_word_ = SIZE_MAX;
-  derived_time_source_ = 0;
+  derived_ = DerivedWords{};
   if (sole_user != nullptr && sole_user->time_copy_word != SoleUserRead::kNoTimeCopy) {
-    derived_time_word_ = sole_user->time_copy_word;
-    derived_time_source_ = size_t{sole_user->group_word} + 1;
+    derived_.time_copy_word = sole_user->time_copy_word;
+    derived_.time_copy_source = size_t{sole_user->group_word} + 1;
+  }
+  if (const size_t task_clock = reader_.sole_software_time_word(); task_clock != SIZE_MAX) {
+    derived_.group_times = 2;
+    derived_.group_time_source = task_clock;
   }
 }
 
@@ -55,7 +58,7 @@ void ThreadState::ResetStorage(size_t words) {
   call_times_.histograms().clear();
   child_of_.clear();
   node_words_.assign(2 * words_, 0);
-  frames_.assign(kInitialDepth, Frame{});  // no flag of an earlier frame survives
+  frames_.assign(kInitialDepth);  // no flag of an earlier frame survives
   UpdateLimits();
   // The reader's slack word: the deepest frame's start and the scratch may
   // each take one word more than a snapshot.
@@ -78,6 +81,9 @@ void ThreadState::UpdateLimits() {
   fast_ = tsc_clock_ && reader_.sole_kernel_read() && words_ >= 1 && reader_.has_counters();
   user_fast_ = tsc_clock_ && reader_.sole_user() != nullptr && words_ >= 1 && reader_.has_counters();
   frame_limit_ = tracing_ || !fast_ ? 0 : frames_.size();
+  syscall_key_ = derived_.group_times != 0 && words_ == kSoftwareGroupWords
+                     ? OrdinaryKey<Path::kSyscall>(0)
+                     : OrdinaryKey<Path::kSyscall>(0) ^ (uint64_t{FormByte(Path::kSyscall) ^ kSyscallAnyGroupForm} << 56);
   user_frame_limit_ = tracing_ || !user_fast_ ? 0 : frames_.size();
   region_limit_ = static_cast<uint32_t>(std::min<size_t>(regions_.size(), UINT32_MAX));
   PickUserReadForms();
@@ -151,8 +157,8 @@ void ThreadState::CountedWithoutHistogram(uint32_t node, int64_t wall) {
   }
   CallTimeHistogram& histogram = call_times_.At(stats.call_times);
   for (const int64_t call : {stats.wall_inclusive_ticks - wall, wall}) {
-    ++histogram.counts[CallTimeBucket(call)];
-    histogram.ticks[CallTimeBucket(call)] += call;
+    ++histogram.counts[CallTimeSlot(call)];
+    histogram.ticks[CallTimeSlot(call)] += call;
   }
 }
 

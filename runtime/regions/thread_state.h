@@ -28,6 +28,7 @@
 #include "runtime/counters/backend.h"
 #include "runtime/counters/marker_reader.h"
 #include "runtime/regions/call_times.h"
+#include "runtime/regions/derived_words.h"
 #include "runtime/regions/marker_clock.h"
 #include "runtime/regions/marker_frame.h"
 #include "runtime/regions/node_stats.h"
@@ -185,9 +186,9 @@ class ThreadState {
   std::unique_ptr<ThreadState> CopyWhileRecording() const;
 
  private:
-  // Open-region frames, their one-word key and the forms: marker_frame.h.
-  using Frame = MarkerFrame;
+  using Frame = MarkerFrame;  // open frames, their key and the forms: marker_frame.h
   using Path = MarkerPath;
+  struct RegionSlot;  // a region's open count and last node, below
 
   // Each form's common BEGIN and END, and the ways off it: marker_forms.h.
   // kMembers, kFake and kGroupWord: kUser's group, where known in advance
@@ -196,7 +197,7 @@ class ThreadState {
             bool kSampled = false>
   __attribute__((always_inline)) void BeginImpl(uint32_t region, const td_site* site);
   template <bool kLeave, Path kPath, uint32_t kMembers, bool kFake, int kGroupWord>
-  __attribute__((noinline)) void BeginSampled(uint32_t region, const td_site* site);
+  __attribute__((noinline)) void BeginSampled(const RegionSlot* slot, const td_site* site);
   template <bool kLeave, Path kPath, uint32_t kMembers = 0, bool kFake = false, int kGroupWord = -1>
   __attribute__((always_inline)) void EndImpl(uint32_t region, const td_site* site);
   // END after the time is counted: the frame closed and the counters read.
@@ -213,7 +214,7 @@ class ThreadState {
   template <bool kLeave>
   __attribute__((always_inline)) void BeginSyscallMiss(uint32_t region, const td_site* site);
   template <bool kLeave>
-  __attribute__((always_inline)) void EndSyscallMiss(uint32_t region, const td_site* site);
+  __attribute__((noinline)) void EndSyscallMiss(uint32_t region, const td_site* site);
   template <bool kLeave>
   __attribute__((noinline)) void BeginUser(uint32_t region, const td_site* site);
   template <bool kLeave>
@@ -295,6 +296,9 @@ class ThreadState {
   __attribute__((noinline)) void ReadBegunFrameAgain();
   template <bool kLeave>
   __attribute__((noinline)) void AddEndedFrameSlowly();
+  // kSyscall's END for a group other than the software one (kMembers kAnyGroup).
+  template <bool kLeave>
+  __attribute__((noinline)) void EndAnyGroup(uint32_t region);
   // The software form's cold ends, the same way: its read went wrong.
   template <bool kLeave>
   __attribute__((noinline)) void SoleReadFailedInBegin();
@@ -303,9 +307,7 @@ class ThreadState {
   // Whichever read the counters have (MarkerReader::Read).
   void ReadCounters(uint64_t* snapshot) { reader_.Read(snapshot); }
   // Word i of a node's raw inclusive values, `raw`.
-  uint64_t InclusiveWord(const uint64_t* raw, size_t i) const {
-    return i > derived_time_word_ && i <= derived_time_word_ + 3 ? raw[derived_time_source_] : raw[i];
-  }
+  uint64_t InclusiveWord(const uint64_t* raw, size_t i) const { return derived_.Word(raw, i); }
   // Outermost calls / read outermost calls of `node` (TD_SAMPLE), or 1.
   double Scale(const NodeStats& node) const;
   void BeginUnusual(uint32_t region, const td_site* site);
@@ -341,13 +343,10 @@ class ThreadState {
   uint32_t index_;
   int64_t tid_;
   MarkerReader reader_;  // the thread's counters and the form that reads them
-  // A task-clock that is the group's time enabled (SoleUserRead's time
-  // copy): the user-read forms made for a group size leave its words in the
-  // nodes' inclusive values unwritten, and InclusiveWord derives them from
-  // the group's time enabled (every other path writes the same value). Kept
-  // after the counters are released: the nodes still need it.
-  size_t derived_time_word_ = SIZE_MAX;
-  size_t derived_time_source_ = 0;
+  DerivedWords derived_;  // the words the common forms leave unwritten; kept with the nodes
+  // kSyscall's ordinary key less the region: form byte 1 for the software
+  // group (kSoftwareGroupWords), else kSyscallAnyGroupForm (EndAnyGroup).
+  uint64_t syscall_key_ = OrdinaryKey<Path::kSyscall>(0);
   UserReadForm user_begin_ = &BeginWithoutUserForm;  // PickUserReadForms
   UserReadForm user_end_ = &EndWithoutUserForm;
   MadeForms made_forms_;
@@ -361,7 +360,7 @@ class ThreadState {
   std::vector<NodeStats> nodes_;
   CallTimeStore call_times_;  // NodeStats::call_times
   std::vector<uint64_t> node_words_;   // per node: inclusive words, then exclusive words
-  std::vector<Frame> frames_;
+  FrameStack frames_;
   std::vector<uint64_t> frame_words_;  // per depth: the snapshot taken at BEGIN
   size_t depth_ = 0;
   // fast_: one group read with one read() (MarkerReader::sole_kernel_read) and the TSC clock.

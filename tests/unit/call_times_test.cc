@@ -39,10 +39,10 @@ TEST(CallTimeBuckets, AQuarterOctaveEachFromOneTick) {
 TEST(CallTimeBuckets, TicksToNanosecondsKeepEveryCallAndItsTime) {
   CallTimeHistogram ticks{};
   // 10 calls of 2,000 ticks and 3 of 50,000 at 0.25 ns a tick: 500 ns and 12.5 µs.
-  ticks.counts[CallTimeBucket(2000)] = 10;
-  ticks.ticks[CallTimeBucket(2000)] = 20'000;
-  ticks.counts[CallTimeBucket(50'000)] = 3;
-  ticks.ticks[CallTimeBucket(50'000)] = 150'000;
+  ticks.counts[CallTimeSlot(2000)] = 10;
+  ticks.ticks[CallTimeSlot(2000)] = 20'000;
+  ticks.counts[CallTimeSlot(50'000)] = 3;
+  ticks.ticks[CallTimeSlot(50'000)] = 150'000;
   const CallTimeCounts ns = CallTimesInNs(ticks, 0.25);
   ASSERT_EQ(ns.size(), 2u);
   EXPECT_EQ(ns[0], (CallTimeBucketTotal{CallTimeBucket(500), 10, 5'000}));
@@ -51,6 +51,18 @@ TEST(CallTimeBuckets, TicksToNanosecondsKeepEveryCallAndItsTime) {
   const CallTimeCounts same = CallTimesInNs(ticks, 1.0);
   EXPECT_EQ(same[0], (CallTimeBucketTotal{CallTimeBucket(2000), 10, 20'000}));
   EXPECT_TRUE(CallTimeCountsValid(ns));
+  // A thread keeps bucket b in slot b - 4 (mod 256): calls of one tick
+  // (bucket 0, slot 252) still come out first.
+  EXPECT_EQ(CallTimeBucket(1), 0u);
+  EXPECT_EQ(CallTimeSlot(1), 252u);
+  EXPECT_EQ(SlotOfBucket(CallTimeBucket(2000)), CallTimeSlot(2000));
+  ticks.counts[CallTimeSlot(1)] = 4;
+  ticks.ticks[CallTimeSlot(1)] = 4;
+  const CallTimeCounts with_short = CallTimesInNs(ticks, 1.0);
+  ASSERT_EQ(with_short.size(), 3u);
+  EXPECT_EQ(with_short[0], (CallTimeBucketTotal{0, 4, 4}));
+  EXPECT_EQ(with_short[1], (CallTimeBucketTotal{CallTimeBucket(2000), 10, 20'000}));
+  EXPECT_TRUE(CallTimeCountsValid(with_short));
   EXPECT_FALSE(CallTimeCountsValid({{5, 1, 10}, {5, 1, 10}})) << "a bucket twice";
   EXPECT_FALSE(CallTimeCountsValid({{5, 0, 10}})) << "no calls";
   EXPECT_FALSE(CallTimeCountsValid({{256, 1, 10}})) << "past the last bucket";

@@ -149,6 +149,13 @@ void RunNestedRegionsAndCheck(bool allow_tsc) {
   EXPECT_GE(outer->events[task_clock].inclusive, inner->events[task_clock].inclusive);
   EXPECT_EQ(outer->events[task_clock].exclusive,
             outer->events[task_clock].inclusive - inner->events[task_clock].inclusive);
+  // The group is never multiplexed: its times are its task-clock, which the
+  // syscall form does not add twice (DerivedWords), on either path.
+  for (const RegionOnThread* part : {outer, inner}) {
+    ASSERT_EQ(part->groups.size(), 1u);
+    EXPECT_EQ(part->groups[0].enabled_ns, part->events[task_clock].inclusive);
+    EXPECT_EQ(part->groups[0].running_ns, part->events[task_clock].inclusive);
+  }
 }
 
 TEST(MarkerFastPath, SoftwareGroupWithTheTscClock) { RunNestedRegionsAndCheck(true); }
@@ -181,6 +188,55 @@ TEST(MarkerFastPath, ARegionReopenedWithoutCountersIsClosedOnTheGeneralPath) {
   EXPECT_EQ(state.read_failures(), 0u) << "no read of counters that are not there";
 }
 TEST(MarkerFastPath, SoftwareGroupWithClockMonotonicTakesTheGeneralPath) { RunNestedRegionsAndCheck(false); }
+
+// A sole group read with one read() that is not the four-event software
+// group (here two of its events, without task-clock: nothing to derive its
+// times from) still takes the syscall form; its frames carry a form byte of
+// their own, which the common END leaves to EndAnyGroup. Every word is
+// added, the group's times too, and TD_SAMPLE's unread calls close there.
+TEST(MarkerFastPath, AnotherSoleGroupClosesThroughItsOwnEnd) {
+  const ClockChoice restore;
+  std::string why;
+  if (ChooseMarkerClock(true, &why) != MarkerClock::kTsc) GTEST_SKIP() << "skipped: " << why;
+  if (ProbeMachine(&RealPerfEventOpen).software_errno != 0) GTEST_SKIP() << "skipped: perf_event_open is not usable";
+  CounterLayout layout;
+  const CounterLayout software = SoftwareLayout();
+  layout.AddGroup({software.events[0], software.events[2]});  // page-faults, context-switches
+  auto backend = MakePerfEventBackend(layout, Availability{}, &RealPerfEventOpen);
+  auto counters = backend->OpenForCurrentThread();
+  ASSERT_TRUE(counters.ok()) << counters.status();
+  RegionRegistry registry;
+  ThreadState state(0, 1, *std::move(counters), layout.words, "", &registry);
+  ASSERT_TRUE(state.fast_path());
+  state.set_sample_every(2);
+  td_site outer_site{"outer", "test.cc", 1, 0, 0};
+  td_site inner_site{"inner", "test.cc", 2, 0, 0};
+  state.BeginAndLeave(ThreadState::kUnregistered, &outer_site);
+  const auto outer_region = static_cast<uint32_t>(outer_site.region_id_plus_one - 1);
+  volatile double sink = 1;
+  for (int i = 0; i < 10; ++i) {
+    state.BeginAndLeave(static_cast<uint32_t>(inner_site.region_id_plus_one - 1), &inner_site);
+    for (int k = 0; k < 20000; ++k) sink = sink * 1.0000001;
+    state.EndAndLeave(static_cast<uint32_t>(inner_site.region_id_plus_one - 1), &inner_site);
+  }
+  state.EndAndLeave(outer_region, &outer_site);
+  EXPECT_EQ(state.open_depth(), 0u);
+  EXPECT_EQ(state.in_marker().load(), 0u);
+  EXPECT_EQ(state.read_failures(), 0u);
+  RunData data;
+  data.layout = layout;
+  MergeThreads({state.Record()}, registry.AllNames(), &data);
+  const RegionOnThread* inner = nullptr;
+  for (const Region& r : data.regions) {
+    if (r.path == "outer/inner") inner = &r.threads.front();
+  }
+  ASSERT_NE(inner, nullptr);
+  EXPECT_EQ(inner->calls, 10u) << "read or not, every call counts";
+  ASSERT_EQ(inner->groups.size(), 1u);
+  EXPECT_GT(inner->groups[0].enabled_ns, 0u) << "added by EndAnyGroup, not derived";
+  EXPECT_EQ(inner->groups[0].running_ns, inner->groups[0].enabled_ns) << "a software group is never multiplexed";
+  EXPECT_GT(inner->wall_inclusive_ns, 0);
+}
 
 }  // namespace
 }  // namespace td
