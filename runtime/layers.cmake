@@ -32,7 +32,7 @@ set(TD_STAGE_ENTRY_POINTS_counters availability.h event_encoder.h event_selectio
 set(TD_STAGE_ENTRY_POINTS_regions "")
 set(TD_STAGE_ENTRY_POINTS_recorded call_time_summary.h merge_passes.h run_data.h run_file.h)
 set(TD_STAGE_ENTRY_POINTS_analysis analysis_pipeline.h measurement_conditions.h perf_case.h run_analysis.h)
-set(TD_STAGE_ENTRY_POINTS_job job_compare.h job_file.h job_loader.h job_view.h)
+set(TD_STAGE_ENTRY_POINTS_job job_compare.h job_file.h job_loader.h job_view.h rank_summary_file.h)
 set(TD_STAGE_ENTRY_POINTS_report analysis_json.h compare.h csv_report.h explanations.h html_report.h regression_gate.h
     report_pipeline.h text_report.h topdown_text.h)
 set(TD_STAGE_ENTRY_POINTS_driver compat_api.h config.h mpi_api.h)

@@ -93,7 +93,10 @@ absl::Status TooLarge(const std::string& path, uint64_t bytes) {
                                                       kMaxTextFileBytes >> 30));
 }
 
-absl::Status ReadRegularFile(const std::string& path, std::string* out) {
+// Up to `limit` bytes of it (whole: the file ended within them), else all;
+// where it did not end, `tail` gets its last kTailBytes.
+absl::Status ReadRegularFile(const std::string& path, std::string* out, size_t limit = SIZE_MAX,
+                             bool* whole = nullptr, std::string* tail = nullptr) {
   out->clear();
   // A device is refused before it is opened (opening one may do something);
   // the descriptor is checked again below, as the path may change between.
@@ -116,10 +119,22 @@ absl::Status ReadRegularFile(const std::string& path, std::string* out) {
   std::string& text = *out;
   // Room for the size said, up to a bound: a sparse file is refused at its
   // first block, before memory for all of it is asked for.
-  text.reserve(static_cast<size_t>(std::min<uint64_t>(static_cast<uint64_t>(st.st_size), kReservedBytes)));
+  text.reserve(static_cast<size_t>(std::min<uint64_t>({static_cast<uint64_t>(st.st_size), kReservedBytes, limit})));
   char buffer[1 << 16];
+  if (whole != nullptr) *whole = true;
   for (;;) {
-    const ssize_t got = read(fd, buffer, sizeof buffer);
+    if (text.size() >= limit) {
+      if (whole != nullptr) *whole = false;
+      if (tail != nullptr) {
+        const auto size = static_cast<uint64_t>(st.st_size);
+        const size_t want = static_cast<size_t>(std::min<uint64_t>(kTailBytes, size));
+        tail->resize(want);
+        const ssize_t got = pread(fd, tail->data(), want, static_cast<off_t>(size - want));
+        tail->resize(got > 0 ? static_cast<size_t>(got) : 0);
+      }
+      break;
+    }
+    const ssize_t got = read(fd, buffer, std::min(sizeof buffer, limit - text.size()));
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) return SystemError("read", path, errno);
     if (got == 0) break;
@@ -140,6 +155,16 @@ absl::Status ReadRegularFile(const std::string& path, std::string* out) {
 absl::Status ReadTextFileInto(const std::string& path, std::string* text) {
   try {
     return ReadRegularFile(path, text);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(absl::StrFormat("cannot read %s: out of memory", path));
+  }
+}
+
+absl::Status ReadTextFilePrefixInto(const std::string& path, size_t bytes, std::string* text, bool* whole,
+                                    std::string* tail) {
+  try {
+    if (tail != nullptr) tail->clear();
+    return ReadRegularFile(path, text, bytes, whole, tail);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(absl::StrFormat("cannot read %s: out of memory", path));
   }

@@ -28,6 +28,12 @@ absl::StatusOr<std::string> ReadTextFile(const std::string& path);
 // The same into *text, whose memory is used again: a reader of many files
 // (td report DIR) then asks for it once, not once per file.
 absl::Status ReadTextFileInto(const std::string& path, std::string* text);
+// The first `bytes` of it at most, checked the same way; *whole says whether
+// that was all of the file (a file of exactly `bytes` reads as not whole),
+// and where it was not, *tail (may be null) gets its last kTailBytes.
+inline constexpr size_t kTailBytes = 64;
+absl::Status ReadTextFilePrefixInto(const std::string& path, size_t bytes, std::string* text, bool* whole,
+                                    std::string* tail = nullptr);
 
 // `text` as JSON; a syntax error reads "WHERE: not valid JSON: line L,
 // column C: <what the parser expected>".

@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "runtime/driver/marker_handshake.h"
 #include "runtime/driver/runtime.h"
+#include "runtime/job/rank_summary_file.h"
 #include "runtime/recorded/merge_threads.h"
 #include "runtime/regions/thread_state.h"
 #include "runtime/base/byte_strings.h"
@@ -56,13 +57,17 @@ absl::StatusOr<std::string> WriteRunFile(const std::string& dir, const std::stri
 // descriptor left): only then is a fallback directory not worth trying.
 struct RunFileBody {
   const RunData& data;
+  std::string rank_summary = {};  // a rank's job-view summary line (rank_summary_file.h), or ""
   mutable bool out_of_memory = false;
   bool operator()(PieceWriter write) const {
     bool write_failed = false;
-    const bool complete = WriteRunFileText(data, [&](std::string_view piece) {
-      write_failed = !write(piece);
-      return !write_failed;
-    });
+    const bool complete = WriteRunFileText(
+        data,
+        [&](std::string_view piece) {
+          write_failed = !write(piece);
+          return !write_failed;
+        },
+        rank_summary);
     out_of_memory = !complete && !write_failed;
     return complete;
   }
@@ -158,7 +163,12 @@ void Runtime::WriteTrace(const RunData& data, const std::vector<ThreadTrace>& tr
 void Runtime::WriteReports(RunData& data, bool text_report) {
   if (config_.write_json) {
     const std::string stem = RunFileStem(data);
-    const RunFileBody body{data};
+    // A rank's file carries its job-view rows, so that `td report DIR` need
+    // not read its parts (made as the loader makes them, with these settings).
+    const RunFileBody body{
+        data, data.mpi ? RankSummaryLineOf(data, {config_.metrics_dir, config_.uarch, config_.calibration_file,
+                                                  config_.compensate})
+                       : ""};
     absl::StatusOr<std::string> path = WriteRunJson(config_.json_dir, data, body);
     if (!path.ok() && !body.out_of_memory) {
       const std::string& fallback_dir = config_.tmpdir;

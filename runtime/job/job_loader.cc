@@ -11,9 +11,11 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "runtime/base/json_file.h"
 #include "runtime/recorded/run_file.h"
 #include "runtime/job/job_view.h"
+#include "runtime/job/rank_summary_file.h"
 
 namespace td {
 namespace {
@@ -31,6 +33,7 @@ struct Loaded {
 // working memory, asked for once rather than once per file.
 struct ThreadBuffers {
   std::string text;
+  std::string tail;  // a file's last bytes, where only its head was read
   RunScanBuffers scan;
 };
 
@@ -43,12 +46,39 @@ struct SharedPipeline {
   std::once_flag loaded;
 };
 
+// How much of a file's head is read first: a rank's summary of 200 regions
+// ends about 19 KB into its file (rank_summary_file.h).
+constexpr size_t kHeadBytes = size_t{64} << 10;
+
 void LoadOne(const std::string& file, SharedPipeline* shared, ThreadBuffers* buffers, Loaded* out) {
   AnalysisPipeline* pipeline = &shared->pipeline;
   std::string* text = &buffers->text;
-  if (absl::Status read = ReadTextFileInto(file, text); !read.ok()) {
+  // A rank's file with its summary made as this loader would make it: its
+  // head is all there is to read.
+  bool whole = false;
+  if (absl::Status read = ReadTextFilePrefixInto(file, kHeadBytes, text, &whole, &buffers->tail); !read.ok()) {
     out->status = read;
     return;
+  }
+  FoundRankSummary found = FindRankSummary(*text, pipeline->settings(), file);
+  // A file cut short (a full disk) does not end as td ends one: read whole,
+  // it is refused with the reader's message.
+  if (found.summary && absl::EndsWith(whole ? *text : buffers->tail, "\n}\n")) {
+    out->rank = *std::move(found.summary);
+    return;
+  }
+  if (!whole) {
+    if (absl::Status read = ReadTextFileInto(file, text); !read.ok()) {
+      out->status = read;
+      return;
+    }
+    if (found.need_more) {  // a summary longer than the head read
+      found = FindRankSummary(*text, pipeline->settings(), file);
+      if (found.summary) {
+        out->rank = *std::move(found.summary);
+        return;
+      }
+    }
   }
   std::optional<RunData> run = ScanRunText(*text, &buffers->scan);
   if (!run) {

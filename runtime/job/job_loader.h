@@ -2,8 +2,9 @@
 // in any mix — read into one job table: what `td report DIR` and
 // `td compare DIR_A DIR_B` show (docs/hpc.md).
 //
-// Built for large jobs (docs/hpc.md, "Scale"): a few threads read the files,
-// each file read once (ScanRunText, not a JSON tree, for the run files),
+// Built for large jobs (docs/hpc.md, "Scale"): a few threads read the files;
+// a rank's file with its summary (rank_summary_file.h) is read only at its
+// head and end, any other once (ScanRunText, not a JSON tree, for run files),
 // analysed (one pipeline, its definitions loaded once) and reduced at once to the rows
 // its job view keeps (RankSummary), so no more than one run per thread is in
 // memory at a time. The table and the errors are those of reading the files

@@ -430,24 +430,28 @@ std::string JobViewJsonText(const JobView& view) {
   // The view without its regions, then each region dumped on its own and
   // indented to where nlohmann puts it (two levels deep): the same text as
   // dumping the whole view, without ever holding all of it as one tree.
-  std::string text = DumpJson(ViewWithoutRegionsJson(view), 1);
+  const std::string head = DumpJson(ViewWithoutRegionsJson(view), 1);
   static constexpr std::string_view kEmpty = "\n \"regions\": []";
-  const size_t at = text.find(kEmpty);
-  if (text.empty() || at == std::string::npos || view.regions.empty()) return text;
-  std::string regions = "\n \"regions\": [";
+  const size_t at = head.find(kEmpty);
+  if (head.empty() || at == std::string::npos || view.regions.empty()) return head;
+  // Written in place, in one buffer sized from the first region (a large
+  // job's view is tens of MB: growing it by doubling copied it over again).
+  std::string text(head, 0, at);
+  text += "\n \"regions\": [";
   for (size_t i = 0; i < view.regions.size(); ++i) {
     const std::string one = DumpJson(RegionJson(view.regions[i]), 1);
     if (one.empty()) return "";
-    regions += i == 0 ? "\n  " : ",\n  ";
+    if (i == 0) text.reserve(head.size() + (one.size() + one.size() / 4) * view.regions.size() * 5 / 4);
+    text += i == 0 ? "\n  " : ",\n  ";
     for (size_t from = 0; from < one.size();) {
       const size_t line_end = std::min(one.find('\n', from), one.size() - 1) + 1;
-      regions.append(one, from, line_end - from);
-      if (one[line_end - 1] == '\n') regions += "  ";
+      text.append(one, from, line_end - from);
+      if (one[line_end - 1] == '\n') text += "  ";
       from = line_end;
     }
   }
-  regions += "\n ]";
-  text.replace(at, kEmpty.size(), regions);
+  text += "\n ]";
+  text.append(head, at + kEmpty.size());
   return text;
 }
 

@@ -238,7 +238,8 @@ std::string RunFileText(const RunData& data) {
   }
 }
 
-bool WriteRunFileText(const RunData& data, absl::FunctionRef<bool(std::string_view piece)> write) {
+bool WriteRunFileText(const RunData& data, absl::FunctionRef<bool(std::string_view piece)> write,
+                      std::string_view rank_summary) {
   try {
     // The document without its regions, indented, then each region on one
     // line of its own, written straight into the text.
@@ -246,8 +247,14 @@ bool WriteRunFileText(const RunData& data, absl::FunctionRef<bool(std::string_vi
     head["regions"] = json::array();
     std::string text = DumpJson(head, 1);
     static constexpr std::string_view kEmpty = "\n \"regions\": []";
-    const size_t at = text.find(kEmpty);
+    size_t at = text.find(kEmpty);
     if (text.empty() || at == std::string::npos) return false;
+    if (!rank_summary.empty()) {  // the key sorts just before "regions"
+      const std::string member =
+          std::string("\n \"").append(kRankSummaryKey).append("\": ").append(rank_summary).append(",");
+      text.insert(at, member);
+      at += member.size();
+    }
     if (data.regions.empty()) return write(text.append("\n"));
     const std::string tail = text.substr(at + kEmpty.size());
     text.resize(at);

@@ -25,7 +25,11 @@ std::string RunFileText(const RunData& data);
 // they are formatted, so that the text is never held whole either. False
 // when memory runs out or `write` returns false (nothing more is written).
 inline constexpr size_t kRunFilePieceBytes = size_t{1} << 20;
-bool WriteRunFileText(const RunData& data, absl::FunctionRef<bool(std::string_view piece)> write);
+// `rank_summary`, when not empty, is one line of JSON written as the member
+// kRankSummaryKey, just before "regions" (runtime/job/rank_summary_file.h).
+bool WriteRunFileText(const RunData& data, absl::FunctionRef<bool(std::string_view piece)> write,
+                      std::string_view rank_summary = {});
+inline constexpr std::string_view kRankSummaryKey = "rank_summary";
 // Checks the schema version and every field it reads; errors name the field.
 // The key of event `index` in a thread's "counters": its name, or
 // "name@gN" for a copy of an event the planner put in several groups.

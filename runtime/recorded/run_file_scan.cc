@@ -504,7 +504,8 @@ std::optional<RunData> ScanRunText(std::string_view text, RunScanBuffers* buffer
       } else {
         std::string_view value;
         if (!in.SkipValue(&value)) return std::nullopt;
-        head.append("\"").append(key).append("\":").append(value).append(",");
+        // A rank's summary is the job loader's (rank_summary_file.h), not the run's.
+        if (key != kRankSummaryKey) head.append("\"").append(key).append("\":").append(value).append(",");
       }
       if (!in.Separator('}', &more)) return std::nullopt;
     }

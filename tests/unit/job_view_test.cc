@@ -16,6 +16,7 @@
 #include "runtime/recorded/run_file.h"
 #include "runtime/job/job_file.h"
 #include "runtime/job/job_loader.h"
+#include "runtime/job/rank_summary_file.h"
 #include "runtime/report/report_pipeline.h"
 #include "tests/support/build_paths.h"
 #include "tests/unit/sample_runs.h"
@@ -150,6 +151,81 @@ TEST_F(JobFiles, JobFilesAndRankFilesTogether) {
   EXPECT_EQ(loaded->view.present, (std::vector<int64_t>{0, 1, 2, 3}));
   EXPECT_EQ(loaded->view.regions[0].ranks.size(), 4u);
 }
+
+// A rank's file as td writes it at exit: with its job-view summary, which
+// the loader reads instead of the parts, giving the table of reading the
+// runs whole; a summary made with other settings, or malformed, is not
+// taken, nor one of a file cut short. `padding` bytes after the regions
+// make files longer than the head the loader reads first.
+class RankSummaries : public JobFiles, public testing::WithParamInterface<size_t> {};
+
+TEST_P(RankSummaries, GiveTheTableOfReadingTheRunsWhole) {
+  const std::vector<std::string> files = WriteRanks(5);
+  for (const std::string& file : files) {  // the padding: a long td_version, which sorts after "regions"
+    absl::StatusOr<RunData> run = ReadRunFile(file);
+    ASSERT_TRUE(run.ok()) << run.status();
+    run->td_version += std::string(GetParam(), 'v');
+    Write(std::filesystem::path(file).filename().string(), RunFileText(*run));
+  }
+  const absl::StatusOr<JobTable> whole = ReadWhole(files);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  ASSERT_FALSE(whole->view.regions[0].level1.empty()) << "the ranks have trees: Level-1 fractions in the summaries";
+  const std::string expected = AllOutputs(*whole);
+  std::vector<std::string> texts;
+  for (const std::string& file : files) {
+    const absl::StatusOr<RunData> run = ReadRunFile(file);
+    ASSERT_TRUE(run.ok()) << run.status();
+    const std::string line = RankSummaryLineOf(*run, AnalysisSettings{});
+    ASSERT_FALSE(line.empty());
+    std::string text;
+    ASSERT_TRUE(WriteRunFileText(*run, [&text](std::string_view piece) { return text.append(piece), true; }, line));
+    const FoundRankSummary found = FindRankSummary(text, AnalysisSettings{}, file);
+    ASSERT_TRUE(found.summary.has_value());
+    EXPECT_EQ(found.summary->file, file);
+    AnalysisSettings raw;
+    raw.compensate = false;
+    EXPECT_FALSE(FindRankSummary(text, raw, file).summary.has_value()) << "made with td's cost out";
+    EXPECT_TRUE(FindRankSummary(text.substr(0, text.find(line) + 100), AnalysisSettings{}, file).need_more);
+    const absl::StatusOr<RunData> again = RunFromText(text, file);
+    ASSERT_TRUE(again.ok()) << again.status();
+    EXPECT_EQ(RunFileText(*again), RunFileText(*run)) << "the run reads as before, its summary left aside";
+    texts.push_back(text);
+    Write(std::filesystem::path(file).filename().string(), text);
+  }
+  for (unsigned threads : {1u, 2u}) {
+    const absl::StatusOr<JobTable> loaded = LoadJobFiles(files, AnalysisSettings{}, threads);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(AllOutputs(*loaded), expected) << threads << " threads";
+  }
+  // Rank 1's summary says it ran its first region 10^12 times: taken as it
+  // is, which shows that the summary, not the parts, was read.
+  std::string edited = texts[1];
+  const size_t rows = edited.find("\"regions\":[[");
+  ASSERT_NE(rows, std::string::npos);
+  const size_t calls = edited.find("\",", rows + 12) + 2;  // after the first row's path
+  edited.replace(calls, edited.find(',', calls) - calls, "1000000000000");
+  Write(std::filesystem::path(files[1]).filename().string(), edited);
+  const absl::StatusOr<JobTable> trusted = LoadJobFiles(files, AnalysisSettings{}, 2);
+  ASSERT_TRUE(trusted.ok()) << trusted.status();
+  EXPECT_NE(AllOutputs(*trusted), expected);
+  // A file cut short after its summary: read whole, and refused as before.
+  const std::string cut = texts[1].substr(0, texts[1].size() - texts[1].size() / 4);
+  ASSERT_NE(cut.find(texts[1].substr(texts[1].find("\n \"rank_summary"), 200)), std::string::npos);
+  Write(std::filesystem::path(files[1]).filename().string(), cut);
+  const absl::StatusOr<JobTable> refused = LoadJobFiles(files, AnalysisSettings{}, 2);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status(), ReadRunFile(files[1]).status());
+  // A malformed summary: the file is read whole.
+  std::string broken = texts[1];
+  broken.replace(broken.find("\"regions\":["), 11, "\"regions\":{");
+  Write(std::filesystem::path(files[1]).filename().string(), broken);
+  const absl::StatusOr<JobTable> fallen_back = LoadJobFiles(files, AnalysisSettings{}, 2);
+  ASSERT_TRUE(fallen_back.ok()) << fallen_back.status();
+  EXPECT_EQ(AllOutputs(*fallen_back), expected);
+}
+// Files of a few KB, read whole at once; files past the 64 KB head the
+// loader reads first, whose end it then checks.
+INSTANTIATE_TEST_SUITE_P(JobFiles, RankSummaries, testing::Values(size_t{0}, size_t{100000}));
 
 // Per region the MPI share of each rank's wall time (min / mean / max), kept
 // through the job table's text and its merges; an aborted rank is named.

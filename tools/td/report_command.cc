@@ -84,7 +84,9 @@ int ReportJob(const Args& files, std::string uarch, bool as_json, bool as_csv, b
     if (!written.ok()) return Fail(written.status().message());
     std::fprintf(stderr, "td: wrote %s\n", written->c_str());
   } else if (as_json) {
-    std::printf("%s\n", td::JobViewJsonText(*view).c_str());
+    std::string text = td::JobViewJsonText(*view);
+    text += '\n';
+    std::fwrite(text.data(), 1, text.size(), stdout);  // tens of MB for a large job: no strlen
   } else if (as_csv) {
     std::fputs(td::FormatJobCsv(*view).c_str(), stdout);
   } else {
