@@ -102,6 +102,9 @@ RankSummary SummaryOfJson(const json& j, const std::string& file) {
 
 std::string RankSummaryLineOf(const RunData& run, const AnalysisSettings& settings) {
   if (!run.mpi) return "";
+  size_t parts = 0;
+  for (const Region& region : run.regions) parts += region.threads.size();
+  if (parts > kMostSummarizedParts) return "";
   try {
     // As the job loader makes a rank's rows: the marker cost out of a copy
     // (the file keeps raw values), then analysed where there are hardware

@@ -223,6 +223,20 @@ TEST_P(RankSummaries, GiveTheTableOfReadingTheRunsWhole) {
   ASSERT_TRUE(fallen_back.ok()) << fallen_back.status();
   EXPECT_EQ(AllOutputs(*fallen_back), expected);
 }
+// A rank of more parts than a summary is made for at exit: none, and the
+// job view reads its file whole.
+TEST(RankSummaryLine, NoneForARunOfMorePartsThanTheBound) {
+  RunData run = sample_runs::NoPmuRun();
+  run.mpi = MpiRank{0, 2, "j", "h", "Open MPI"};
+  ASSERT_FALSE(RankSummaryLineOf(run, AnalysisSettings{}).empty());
+  ASSERT_FALSE(run.regions.empty());
+  run.regions[0].threads.resize(kMostSummarizedParts + 1);
+  EXPECT_TRUE(RankSummaryLineOf(run, AnalysisSettings{}).empty());
+  run.mpi.reset();
+  run.regions[0].threads.resize(1);
+  EXPECT_TRUE(RankSummaryLineOf(run, AnalysisSettings{}).empty()) << "not a rank";
+}
+
 // Files of a few KB, read whole at once; files past the 64 KB head the
 // loader reads first, whose end it then checks.
 INSTANTIATE_TEST_SUITE_P(JobFiles, RankSummaries, testing::Values(size_t{0}, size_t{100000}));
