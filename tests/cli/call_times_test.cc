@@ -57,9 +57,12 @@ TEST(CallTimesCli, PlantedSlowCallsShowInTheTailAndTheTextSection) {
   ASSERT_TRUE(s.is_object()) << step->dump();
   EXPECT_EQ(s["calls"], 40);
   // 36 calls of at least 1 ms and 4 of at least 8 ms: the median is a 1 ms
-  // call, p95 (the 38th of 40) and max 8 ms ones.
+  // call, p95 (the 38th of 40) and max 8 ms ones. Preemption stretches wall
+  // times (beside other tests on two CPUs a 1 ms call measured up to 3.6 ms,
+  // with 36 context switches in the run), so the median is compared with
+  // the slow calls, which stretch alike, not with a fixed bound.
   EXPECT_GE(s["min_ns"].get<double>(), 0.95e6) << s.dump();
-  EXPECT_LT(s["median_ns"].get<double>(), 3e6) << s.dump();
+  EXPECT_LT(s["median_ns"].get<double>(), s["p95_ns"].get<double>() / 2) << s.dump();
   EXPECT_GE(s["median_ns"].get<double>(), 0.95e6) << s.dump();
   EXPECT_GE(s["p95_ns"].get<double>(), 7.6e6) << s.dump();
   EXPECT_GE(s["max_ns"].get<double>(), 7.6e6) << s.dump();
