@@ -127,7 +127,8 @@ inline bool MarkerGateOpenFor() {
   bool open;
   asm volatile("cmpl %1, %2"
                : "=@ccz"(open)
-               : "i"(static_cast<int>(kForm)), "m"(*reinterpret_cast<const int*>(&g_marker_gate)));
+               : "i"(static_cast<int>(kForm)), "m"(*reinterpret_cast<const int*>(&g_marker_gate))
+               : "memory");  // the thread's state is read after it, as after the atomic load
   return open;
 #else
   return g_marker_gate.load(std::memory_order_seq_cst) == static_cast<int>(kForm);

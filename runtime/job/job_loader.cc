@@ -74,7 +74,7 @@ void LoadOne(const std::string& file, SharedPipeline* shared, ThreadBuffers* buf
     }
     if (found.need_more) {  // a summary longer than the head read
       found = FindRankSummary(*text, pipeline->settings(), file);
-      if (found.summary) {
+      if (found.summary && absl::EndsWith(*text, "\n}\n")) {
         out->rank = *std::move(found.summary);
         return;
       }

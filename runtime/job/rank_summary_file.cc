@@ -101,7 +101,9 @@ RankSummary SummaryOfJson(const json& j, const std::string& file) {
 }  // namespace
 
 std::string RankSummaryLineOf(const RunData& run, const AnalysisSettings& settings) {
-  if (!run.mpi) return "";
+  // Definitions from a folder (TD_METRICS_DIR) may change, or resolve
+  // elsewhere, before the job is reported: such ranks are read whole.
+  if (!run.mpi || !settings.metrics_dir.empty()) return "";
   size_t parts = 0;
   for (const Region& region : run.regions) parts += region.threads.size();
   if (parts > kMostSummarizedParts) return "";
@@ -142,6 +144,7 @@ std::string RankSummaryLineOf(const RunData& run, const AnalysisSettings& settin
 
 FoundRankSummary FindRankSummary(std::string_view head, const AnalysisSettings& settings, const std::string& file) {
   FoundRankSummary found;
+  if (!settings.metrics_dir.empty()) return found;  // as RankSummaryLineOf: read whole
   // td writes the key at the start of a line, one space in, before "regions".
   const std::string key = "\n \"" + std::string(kRankSummaryKey) + "\": ";
   // A name's newline is escaped in the file: the key at a line's start is

@@ -24,8 +24,9 @@ namespace td {
 
 // The rank's summary line for its run file: `run` holds raw values (it is
 // copied, not changed). "" where there is none to write: not a rank's run,
-// one of more than kMostSummarizedParts (thread, region) parts, a name that
-// is not UTF-8, or memory ran out.
+// definitions from a folder (settings.metrics_dir), one of more than
+// kMostSummarizedParts (thread, region) parts, a name that is not UTF-8, or
+// memory ran out.
 std::string RankSummaryLineOf(const RunData& run, const AnalysisSettings& settings);
 // Making it costs the rank about 1 µs of CPU a part at exit (the copy,
 // mostly; on the development VM 0.10-0.17 s at 16 threads × 10,000 regions,
@@ -39,7 +40,9 @@ struct FoundRankSummary {
   bool need_more = false;  // the key is there but its line runs past `head`: read more of the file
 };
 // The summary in `head` (the start of a run file's text, or all of it) when
-// the file has one made with `settings` by this td version. `file` names it.
+// the file has one made with `settings` by this td version (never with a
+// metrics_dir). `file` names it. Whether the file is whole is the caller's
+// to check: only its head is looked at.
 FoundRankSummary FindRankSummary(std::string_view head, const AnalysisSettings& settings, const std::string& file);
 
 }  // namespace td

@@ -223,12 +223,15 @@ TEST_P(RankSummaries, GiveTheTableOfReadingTheRunsWhole) {
   ASSERT_TRUE(fallen_back.ok()) << fallen_back.status();
   EXPECT_EQ(AllOutputs(*fallen_back), expected);
 }
-// A rank of more parts than a summary is made for at exit: none, and the
-// job view reads its file whole.
-TEST(RankSummaryLine, NoneForARunOfMorePartsThanTheBound) {
+// A rank of more parts than a summary is made for at exit, or with
+// definitions from a folder: none, and the job view reads its file whole.
+TEST(RankSummaryLine, NoneForARunOfMorePartsThanTheBoundOrDefinitionsFromAFolder) {
   RunData run = sample_runs::NoPmuRun();
   run.mpi = MpiRank{0, 2, "j", "h", "Open MPI"};
   ASSERT_FALSE(RankSummaryLineOf(run, AnalysisSettings{}).empty());
+  AnalysisSettings from_folder;
+  from_folder.metrics_dir = "metrics";
+  EXPECT_TRUE(RankSummaryLineOf(run, from_folder).empty()) << "definitions that may change before the report";
   ASSERT_FALSE(run.regions.empty());
   run.regions[0].threads.resize(kMostSummarizedParts + 1);
   EXPECT_TRUE(RankSummaryLineOf(run, AnalysisSettings{}).empty());
