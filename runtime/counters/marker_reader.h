@@ -35,7 +35,6 @@ class MarkerReader {
     sole_read_fd_ = counters_ != nullptr ? counters_->SoleKernelRead(&bytes) : -1;
     sole_read_bytes_ = static_cast<ssize_t>(bytes);
     sole_read_request_ = sole_read_bytes_ + static_cast<ssize_t>(kSlackWords * sizeof(uint64_t));
-    sole_software_time_word_ = sole_read_fd_ >= 0 ? counters_->SoleSoftwareTaskClockWord() : SIZE_MAX;
     sole_user_ = counters_ != nullptr && sole_read_fd_ < 0 ? counters_->SoleUserGroup() : nullptr;
     general_read_ = counters_ != nullptr;
   }
@@ -59,9 +58,6 @@ class MarkerReader {
   bool sole_kernel_read() const { return sole_read_fd_ >= 0; }
   // The user-read form's group; null when that form is not set.
   SoleUserRead* sole_user() const { return sole_user_; }
-  // ThreadCounters::SoleSoftwareTaskClockWord of the sole kernel read's
-  // group, as Use found it (SIZE_MAX: none).
-  size_t sole_software_time_word() const { return sole_software_time_word_; }
   uint64_t failures() const { return read_failures_; }
 
   // The software form's read. It asks for one word more than the group's
@@ -131,7 +127,6 @@ class MarkerReader {
  private:
   std::unique_ptr<ThreadCounters> counters_;
   int sole_read_fd_ = -1;  // ThreadCounters::SoleKernelRead
-  size_t sole_software_time_word_ = SIZE_MAX;
   ssize_t sole_read_bytes_ = 0;
   ssize_t sole_read_request_ = 0;
   ssize_t failed_read_ = 0;  // what the last failed ReadSoleGroup got

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 #include "runtime/recorded/run_file.h"
 
@@ -80,21 +81,14 @@ RankSummary SummaryOfJson(const json& j, const std::string& file) {
   RankSummary summary;
   summary.file = file;
   summary.program = j.at("program").get<std::string>();
-  const json& mpi = j.at("mpi");
-  MpiRank rank;
-  rank.rank = mpi.at("rank").get<int64_t>();
-  rank.size = mpi.at("size").get<int64_t>();
-  rank.job = mpi.at("job").get<std::string>();
-  rank.host = mpi.at("host").get<std::string>();
-  rank.launcher = mpi.at("launcher").get<std::string>();
-  rank.aborted = mpi.at("aborted").get<bool>();
-  rank.signal = mpi.at("signal").get<int>();
-  summary.mpi = rank;
+  absl::StatusOr<MpiRank> rank = MpiRankFromJson(j.at("mpi"));
+  if (!rank.ok()) throw std::invalid_argument(std::string(rank.status().message()));
+  summary.mpi = *rank;
   summary.partial_after_ns = Optional<int64_t>(j.at("partial_after_ns"));
   const json& regions = j.at("regions");
   if (!regions.is_array()) throw std::invalid_argument("regions");
   summary.regions.reserve(regions.size());
-  for (const json& row : regions) summary.regions.push_back(RegionOfRow(row, rank.rank));
+  for (const json& row : regions) summary.regions.push_back(RegionOfRow(row, rank->rank));
   return summary;
 }
 
@@ -123,17 +117,9 @@ std::string RankSummaryLineOf(const RunData& run, const AnalysisSettings& settin
     const RankSummary summary = SummarizeRank(shown, analysis ? &*analysis : nullptr, "");
     json regions = json::array();
     for (const RankRegion& region : summary.regions) regions.push_back(RegionRow(region));
-    const MpiRank& mpi = *summary.mpi;
     json j = {{"made_with", MadeWith(settings)},
               {"program", summary.program},
-              {"mpi",
-               {{"rank", mpi.rank},
-                {"size", mpi.size},
-                {"job", mpi.job},
-                {"host", mpi.host},
-                {"launcher", mpi.launcher},
-                {"aborted", mpi.aborted},
-                {"signal", mpi.signal}}},
+              {"mpi", MpiRankToJson(*summary.mpi)},  // as the run file's own
               {"partial_after_ns", OrNull(summary.partial_after_ns)},
               {"regions", std::move(regions)}};
     return j.dump();  // throws on a string that is not UTF-8: then no summary

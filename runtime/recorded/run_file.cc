@@ -238,6 +238,17 @@ std::string RunFileText(const RunData& data) {
   }
 }
 
+json MpiRankToJson(const MpiRank& mpi) {
+  json j = {{"rank", mpi.rank},
+            {"size", mpi.size},
+            {"job", Text(mpi.job)},
+            {"host", Text(mpi.host)},
+            {"launcher", Text(mpi.launcher)}};
+  if (mpi.aborted) j["aborted"] = true;
+  if (mpi.signal != 0) j["signal"] = mpi.signal;
+  return j;
+}
+
 bool WriteRunFileText(const RunData& data, absl::FunctionRef<bool(std::string_view piece)> write,
                       std::string_view rank_summary) {
   try {
@@ -287,15 +298,7 @@ json RunWithoutRegionsToJson(const RunData& data) {
                   {"argv", TextList(data.program.argv)},
                   {"start_unix_ns", data.program.start_unix_ns},
                   {"end_unix_ns", data.program.end_unix_ns}};
-  if (data.mpi) {
-    j["mpi"] = {{"rank", data.mpi->rank},
-                {"size", data.mpi->size},
-                {"job", Text(data.mpi->job)},
-                {"host", Text(data.mpi->host)},
-                {"launcher", Text(data.mpi->launcher)}};
-    if (data.mpi->aborted) j["mpi"]["aborted"] = true;
-    if (data.mpi->signal != 0) j["mpi"]["signal"] = data.mpi->signal;
-  }
+  if (data.mpi) j["mpi"] = MpiRankToJson(*data.mpi);
   if (data.partial) {
     j["partial"] = {{"flushed_unix_ns", data.partial->flushed_unix_ns}, {"reason", Text(data.partial->reason)}};
   }

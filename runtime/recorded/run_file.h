@@ -36,6 +36,10 @@ inline constexpr std::string_view kRankSummaryKey = "rank_summary";
 std::string CounterKey(const CounterLayout& layout, size_t index);
 
 absl::StatusOr<RunData> RunFromJson(const nlohmann::json& json);
+// The run file's "mpi" object, written and read (checked) the same way
+// wherever it appears (a rank's summary too: runtime/job/rank_summary_file.h).
+nlohmann::json MpiRankToJson(const MpiRank& mpi);
+absl::StatusOr<MpiRank> MpiRankFromJson(const nlohmann::json& mpi);
 // The file's text read, parsed and checked: ScanRunText, else the full way
 // (ParseJsonText, RunFromJson), whose errors it returns, prefixed by `path`.
 absl::StatusOr<RunData> ReadRunFile(const std::string& path);

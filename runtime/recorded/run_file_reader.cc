@@ -425,23 +425,7 @@ absl::StatusOr<RunData> DecodeRun(const json& j) {
   if (const auto it = j.find("mpi"); it != j.end()) {
     const json* mpi = nullptr;
     TD_RETURN_IF_ERROR(GetObject(j, "mpi", &mpi, "run"));
-    MpiRank rank;
-    TD_RETURN_IF_ERROR(Get(*mpi, "rank", &rank.rank, "mpi"));
-    TD_RETURN_IF_ERROR(Get(*mpi, "size", &rank.size, "mpi"));
-    if (rank.rank < 0 || rank.size < 0 || (rank.size != 0 && rank.rank >= rank.size)) {
-      return Invalid(absl::StrFormat("mpi: rank %d is not a rank of a job of size %d", rank.rank, rank.size));
-    }
-    TD_RETURN_IF_ERROR(GetBytes(*mpi, "job", &rank.job, "mpi"));
-    TD_RETURN_IF_ERROR(GetBytes(*mpi, "host", &rank.host, "mpi"));
-    rank.launcher = OptionalBytes(*mpi, "launcher", "");
-    if (const auto aborted = mpi->find("aborted"); aborted != mpi->end()) {
-      if (!aborted->is_boolean()) return Invalid(TypeError("mpi.aborted", "true or false", *aborted));
-      rank.aborted = aborted->get<bool>();
-    }
-    if (mpi->contains("signal")) {
-      TD_RETURN_IF_ERROR(GetInRange<int>(*mpi, "signal", &rank.signal, "mpi", 1, 64));
-    }
-    data.mpi = rank;
+    TD_ASSIGN_OR_RETURN(data.mpi, MpiRankFromJson(*mpi));
   }
   if (const auto it = j.find("partial"); it != j.end()) {
     const json* partial = nullptr;
@@ -532,6 +516,31 @@ absl::StatusOr<RunData> DecodeRun(const json& j) {
 }
 
 }  // namespace
+
+absl::StatusOr<MpiRank> MpiRankFromJson(const json& mpi) {
+  try {
+    if (!mpi.is_object()) return Invalid(TypeError("mpi", "an object", mpi));
+    MpiRank rank;
+    TD_RETURN_IF_ERROR(Get(mpi, "rank", &rank.rank, "mpi"));
+    TD_RETURN_IF_ERROR(Get(mpi, "size", &rank.size, "mpi"));
+    if (rank.rank < 0 || rank.size < 0 || (rank.size != 0 && rank.rank >= rank.size)) {
+      return Invalid(absl::StrFormat("mpi: rank %d is not a rank of a job of size %d", rank.rank, rank.size));
+    }
+    TD_RETURN_IF_ERROR(GetBytes(mpi, "job", &rank.job, "mpi"));
+    TD_RETURN_IF_ERROR(GetBytes(mpi, "host", &rank.host, "mpi"));
+    rank.launcher = OptionalBytes(mpi, "launcher", "");
+    if (const auto aborted = mpi.find("aborted"); aborted != mpi.end()) {
+      if (!aborted->is_boolean()) return Invalid(TypeError("mpi.aborted", "true or false", *aborted));
+      rank.aborted = aborted->get<bool>();
+    }
+    if (mpi.contains("signal")) {
+      TD_RETURN_IF_ERROR(GetInRange<int>(mpi, "signal", &rank.signal, "mpi", 1, 64));
+    }
+    return rank;
+  } catch (const std::exception& e) {
+    return Invalid(absl::StrFormat("mpi: cannot be read: %s", e.what()));
+  }
+}
 
 absl::StatusOr<RunData> RunFromJson(const json& j) {
   // The checks above come first; this only keeps a case they missed from

@@ -22,7 +22,7 @@ struct DerivedWords {
   // three words after `time_copy_word` to the group's time enabled.
   size_t time_copy_word = SIZE_MAX;
   size_t time_copy_source = 0;
-  // A sole software group with task-clock (MarkerReader::sole_software_time_word):
+  // A sole software group with task-clock (ThreadCounters::SoleSoftwareTaskClockWord):
   // such a group is never multiplexed, so its time enabled and time running
   // (words 1 and 2) are the thread's time on a CPU, which is its task-clock
   // word; the syscall form adds only the counts. 2 when so, else 0.

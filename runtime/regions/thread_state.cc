@@ -44,7 +44,8 @@ void ThreadState::UseCounters(std::unique_ptr<ThreadCounters> counters) {
     derived_.time_copy_word = sole_user->time_copy_word;
     derived_.time_copy_source = size_t{sole_user->group_word} + 1;
   }
-  if (const size_t task_clock = reader_.sole_software_time_word(); task_clock != SIZE_MAX) {
+  const size_t task_clock = reader_.sole_kernel_read() ? reader_.counters()->SoleSoftwareTaskClockWord() : SIZE_MAX;
+  if (task_clock != SIZE_MAX) {
     derived_.group_times = 2;
     derived_.group_time_source = task_clock;
   }
